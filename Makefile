@@ -1,0 +1,93 @@
+# nvcc-lite: GNU make.  `make` builds bin/ and lib/libnv.a; `make demo` and
+# `make check` first install what a fresh machine lacks (share/deps.sh).
+.SUFFIXES:
+
+LLVM_CONFIG ?= llvm-config-22
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION = 0.1.0
+CC ?= cc
+CFLAGS ?= -O2 -g
+BATS ?= bats
+
+# Evaluated when a recipe runs, so `make deps` can install llvm-config first.
+LLVM_CPPFLAGS = $(shell $(LLVM_CONFIG) --cppflags)
+LLVM_BINDIR = $(shell $(LLVM_CONFIG) --bindir)
+LLVM_LIBDIR = $(shell $(LLVM_CONFIG) --libdir)
+LLVM_LIBS = -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) $(shell $(LLVM_CONFIG) --libs) $(shell $(LLVM_CONFIG) --system-libs)
+
+ifeq ($(SAN),1)
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
+
+NV_CFLAGS = -std=c17 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -D_GNU_SOURCE -Ilib \
+	-DNV_VERSION='"$(VERSION)"' -DNV_LLVM_BINDIR='"$(LLVM_BINDIR)"' \
+	$(LLVM_CPPFLAGS) $(SANFLAGS) -MMD -MP
+
+LIB_SRC = $(sort $(wildcard lib/*.c))
+LIB_OBJ = $(LIB_SRC:.c=.o)
+CMD_SRC = $(sort $(wildcard cmd/*.c))
+CMD_OBJ = $(CMD_SRC:.c=.o)
+PROGS = $(patsubst cmd/%.c,bin/%,$(CMD_SRC))
+HEADERS = $(wildcard lib/*.h) lib/knobs.def
+MAN = $(wildcard share/man/man1/*.1)
+
+all: $(PROGS) lib/libnv.a
+
+$(LIB_OBJ) $(CMD_OBJ): | toolcheck
+
+lib/%.o: lib/%.c
+	$(CC) $(NV_CFLAGS) $(CFLAGS) -c $< -o $@
+
+cmd/%.o: cmd/%.c
+	$(CC) $(NV_CFLAGS) $(CFLAGS) -c $< -o $@
+
+lib/libnv.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+bin/%: cmd/%.o lib/libnv.a
+	@mkdir -p bin
+	$(CC) $(SANFLAGS) $(LDFLAGS) $< lib/libnv.a $(LLVM_LIBS) -o $@
+
+lib/libnv.pc: share/libnv.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LLVM_CPPFLAGS@|$(LLVM_CPPFLAGS)|' -e 's|@LLVM_LIBS@|$(LLVM_LIBS)|' $< > $@
+
+# Fails with the list of missing packages; installs nothing.
+toolcheck:
+	@sh share/deps.sh --check
+
+# Installs what is missing (apt-get as root; otherwise names the packages).
+deps:
+	@sh share/deps.sh --install
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh share/examples/demo.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	PATH="$(CURDIR)/bin:$(LLVM_BINDIR):$$PATH" $(BATS) t
+
+install: all lib/libnv.pc
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include/nv $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/nvcc-lite \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	cp $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	cp lib/libnv.a $(DESTDIR)$(PREFIX)/lib/
+	cp lib/libnv.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	cp $(HEADERS) $(DESTDIR)$(PREFIX)/include/nv/
+	cp $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/
+	cp share/nvcc-lite/cuda_shim.h $(DESTDIR)$(PREFIX)/share/nvcc-lite/
+	cp completions/nvcc-lite.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nvcc-lite
+	cp completions/_nvcc-lite $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
+
+clean:
+	rm -rf bin/nv-* bin/nvcc-lite lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc
+
+.PHONY: all toolcheck deps demo check install clean
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

@@ -1,0 +1,517 @@
+/*
+ * nvcc-lite: the driver.  Takes nvcc's flags, runs the CUDA front end
+ * (clang-22, device only) and the stages of an nvopt<...> pipeline as
+ * processes joined by pipes, and writes PTX (or a cubin, or bitcode).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "knobs.h"
+#include "pipeline.h"
+#include "proc.h"
+#include "target.h"
+#include "util.h"
+
+#ifndef NV_LLVM_BINDIR
+#define NV_LLVM_BINDIR "/usr/lib/llvm-22/bin"
+#endif
+#ifndef NV_VERSION
+#define NV_VERSION "0.1"
+#endif
+
+enum out_kind { OUT_PTX, OUT_CUBIN, OUT_LLVM };
+
+static struct {
+	const char *input, *output, *arch, *keep_dir;
+	enum out_kind out;
+	int olevel, verbose, dryrun, keep, lineinfo, help, version;
+	long long maxreg;
+	struct nv_strv cpp;     /* -I -D -U for the front end */
+	struct nv_strv xcicc;   /* -Xcicc arguments */
+} o = { .arch = NV_DEFAULT_ARCH, .olevel = 3 };
+
+enum kind { FLAG, VALUE, JOINED_OR_VALUE };
+
+struct flag {
+	const char *name, *alias; /* "-arch", "--gpu-architecture" */
+	enum kind kind;
+	const char *meta, *help;
+	void (*set)(const char *v);
+};
+
+static void set_output(const char *v) { o.output = v; }
+static void set_arch(const char *v) { o.arch = v; }
+static void set_ptx(const char *v) { (void)v; o.out = OUT_PTX; }
+static void set_cubin(const char *v) { (void)v; o.out = OUT_CUBIN; }
+static void set_llvm(const char *v) { (void)v; o.out = OUT_LLVM; }
+static void set_verbose(const char *v) { (void)v; o.verbose = 1; }
+static void set_dryrun(const char *v) { (void)v; o.dryrun = 1; }
+static void set_keep(const char *v) { (void)v; o.keep = 1; }
+static void set_keep_dir(const char *v) { o.keep_dir = v; o.keep = 1; }
+static void set_lineinfo(const char *v) { (void)v; o.lineinfo = 1; }
+static void set_help(const char *v) { (void)v; o.help = 1; }
+static void set_version(const char *v) { (void)v; o.version = 1; }
+static void add_I(const char *v) { nv_strv_pushf(&o.cpp, "-I%s", v); }
+static void add_D(const char *v) { nv_strv_pushf(&o.cpp, "-D%s", v); }
+static void add_U(const char *v) { nv_strv_pushf(&o.cpp, "-U%s", v); }
+static void add_xcicc(const char *v) { nv_strv_push(&o.xcicc, v); }
+
+static void
+set_maxreg(const char *v)
+{
+	if (nv_parse_int(v, 1, 255, &o.maxreg))
+		nv_usage_error("invalid value '%s' for -maxrregcount: expected 1 to 255", v);
+}
+
+static void
+set_olevel(const char *v)
+{
+	if (strlen(v) != 1 || v[0] < '0' || v[0] > '3')
+		nv_usage_error("invalid optimization level '-O%s': expected -O0 to -O3", v);
+	o.olevel = v[0] - '0';
+}
+
+static const struct flag flags[] = {
+	{ "-o", "--output-file", VALUE, "FILE", "write the output to FILE (default: input name with .ptx, .cubin or .bc)", set_output },
+	{ "-arch", "--gpu-architecture", VALUE, "sm_XX", "GPU to compile for (default " NV_DEFAULT_ARCH ")", set_arch },
+	{ "-O", NULL, JOINED_OR_VALUE, "N", "optimization level 0-3: runs nvopt<ON> (default 3)", set_olevel },
+	{ "-ptx", "--ptx", FLAG, NULL, "write PTX (the default)", set_ptx },
+	{ "-cubin", "--cubin", FLAG, NULL, "write a cubin (needs ptxas)", set_cubin },
+	{ "-emit-llvm", NULL, FLAG, NULL, "write the optimized LLVM bitcode instead of PTX", set_llvm },
+	{ "-I", "--include-path", JOINED_OR_VALUE, "DIR", "add DIR to the include search path", add_I },
+	{ "-D", "--define-macro", JOINED_OR_VALUE, "NAME[=V]", "define a preprocessor macro", add_D },
+	{ "-U", "--undefine-macro", JOINED_OR_VALUE, "NAME", "undefine a preprocessor macro", add_U },
+	{ "-maxrregcount", "--maxrregcount", VALUE, "N", "at most N registers per thread in kernels", set_maxreg },
+	{ "-lineinfo", "--generate-line-info", FLAG, NULL, "keep source line information in the PTX", set_lineinfo },
+	{ "-Xcicc", "--Xcicc", VALUE, "KNOB", "pass a knob (-name=value) to the stage that owns it", add_xcicc },
+	{ "-v", "--verbose", FLAG, NULL, "print each command before running it", set_verbose },
+	{ "-dryrun", "--dryrun", FLAG, NULL, "print the commands as a shell script and run nothing", set_dryrun },
+	{ "-keep", "--keep", FLAG, NULL, "keep every intermediate file (in the current directory)", set_keep },
+	{ "-keep-dir", "--keep-dir", VALUE, "DIR", "keep intermediate files in DIR", set_keep_dir },
+	{ "-h", "--help", FLAG, NULL, "print this help and exit", set_help },
+	{ "-V", "--version", FLAG, NULL, "print the version and exit", set_version },
+	{ NULL, NULL, FLAG, NULL, NULL, NULL },
+};
+
+static void
+help(void)
+{
+	printf("usage: nvcc-lite [options] file.cu|file.bc|file.ll\n\n"
+	       "Compiles CUDA device code to PTX through the nv-* stages, like nvcc -ptx.\n\n"
+	       "Options:\n");
+	for (const struct flag *f = flags; f->name; f++) {
+		char lhs[64];
+
+		if (f->kind == FLAG)
+			snprintf(lhs, sizeof(lhs), "%s", f->name);
+		else
+			snprintf(lhs, sizeof(lhs), "%s%s%s", f->name, f->kind == VALUE ? "=" : "",
+			         f->meta);
+		printf("  %-24s %s\n", lhs, f->help);
+	}
+	printf("\nGPU architectures: %s\n", nv_target_arch_list());
+}
+
+/* Match argv[*i] against f: "-x", "-x=V", "-x V", and "-xV" for joined. */
+static int
+take(const struct flag *f, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+
+	for (int alias = 0; alias < 2; alias++) {
+		const char *n = alias ? f->alias : f->name;
+		size_t len = n ? strlen(n) : 0;
+
+		if (!n || strncmp(a, n, len))
+			continue;
+		if (f->kind == FLAG) {
+			if (a[len])
+				continue;
+			f->set(NULL);
+			return 1;
+		}
+		if (a[len] == '=' || (a[len] && f->kind == JOINED_OR_VALUE)) {
+			f->set(a + len + (a[len] == '='));
+			return 1;
+		}
+		if (a[len])
+			continue;
+		if (*i + 1 >= argc)
+			nv_usage_error("option '%s' needs a value", a);
+		f->set(argv[++*i]);
+		return 1;
+	}
+	return 0;
+}
+
+_Noreturn static void
+unknown_flag(const char *a)
+{
+	const char *eq = strchr(a, '=');
+	char *name = eq ? xasprintf("%.*s", (int)(eq - a), a) : xstrdup(a);
+	const char *best = NULL;
+	size_t bestd = 3;
+
+	for (const struct flag *f = flags; f->name; f++) {
+		size_t d = nv_edit_distance(name, f->name, 2);
+
+		if (d < bestd) {
+			bestd = d;
+			best = f->name;
+		}
+	}
+	free(name);
+	if (best)
+		nv_usage_error("unknown option '%s'; did you mean '%s'?", a, best);
+	nv_usage_error("unknown option '%s' (see 'nvcc-lite --help')", a);
+}
+
+static void
+parse(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const struct flag *f;
+
+		if (argv[i][0] != '-' || !argv[i][1]) {
+			if (o.input)
+				nv_usage_error("more than one input file: '%s' and '%s'", o.input, argv[i]);
+			o.input = argv[i];
+			continue;
+		}
+		for (f = flags; f->name && !take(f, argc, argv, &i); f++)
+			;
+		if (!f->name)
+			unknown_flag(argv[i]);
+	}
+}
+
+/* Where the programs live: beside this executable. */
+static char *
+self_dir(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return xstrdup(".");
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	*slash = '\0';
+	return xstrdup(buf);
+}
+
+static const char *
+ext_of(const char *path)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+
+	return dot && (!slash || dot > slash) ? dot + 1 : "";
+}
+
+/* "dir/k.cu" -> "k" */
+static char *
+stem(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *b = slash ? slash + 1 : path;
+	const char *dot = strrchr(b, '.');
+
+	return dot ? xasprintf("%.*s", (int)(dot - b), b) : xstrdup(b);
+}
+
+static char *
+find_cuda(void)
+{
+	const char *env = getenv("CUDA_PATH");
+	const char *cands[] = { env, env ? NULL : "/usr/local/cuda" };
+
+	/* A CUDA_PATH that is set wins, even when it holds no CUDA: then the
+	 * shim is used, which is how a machine without CUDA is tested. */
+	for (size_t i = 0; i < 2; i++) {
+		char *h;
+		struct stat st;
+
+		if (!cands[i] || !*cands[i])
+			continue;
+		h = xasprintf("%s/include/cuda_runtime.h", cands[i]);
+		if (stat(h, &st) == 0) {
+			free(h);
+			return xstrdup(cands[i]);
+		}
+		free(h);
+	}
+	return NULL;
+}
+
+static char **
+front_end(const char *dir)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+	const char *env = getenv("NVCC_LITE_CLANG");
+	char *clang = env ? xstrdup(env) : nv_spawn_find("clang-22", NV_LLVM_BINDIR);
+	char *cuda = find_cuda();
+
+	if (!clang)
+		clang = nv_spawn_find("clang", NV_LLVM_BINDIR);
+	if (!clang)
+		nv_fatal("cannot find clang-22 for CUDA sources (install clang-22 or set NVCC_LITE_CLANG)");
+	nv_strv_push(av, clang);
+	nv_strv_push(av, "-x");
+	nv_strv_push(av, "cuda");
+	nv_strv_push(av, "--cuda-device-only");
+	nv_strv_pushf(av, "--cuda-gpu-arch=%s", o.arch);
+	nv_strv_push(av, "-nocudalib");
+	nv_strv_push(av, "-Wno-unknown-cuda-version");
+	if (cuda) {
+		nv_strv_pushf(av, "--cuda-path=%s", cuda);
+	} else {
+		nv_strv_push(av, "-nocudainc");
+		nv_strv_push(av, "-include");
+		nv_strv_pushf(av, "%s/../share/nvcc-lite/cuda_shim.h", dir);
+	}
+	nv_strv_push(av, "-O3");
+	nv_strv_push(av, "-Xclang");
+	nv_strv_push(av, "-disable-llvm-passes");
+	if (o.lineinfo)
+		nv_strv_push(av, "-gline-tables-only");
+	for (size_t i = 0; i < o.cpp.n; i++)
+		nv_strv_push(av, o.cpp.v[i]);
+	nv_strv_push(av, "-emit-llvm");
+	nv_strv_push(av, "-c");
+	nv_strv_push(av, o.input);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, "-");
+	free(clang);
+	free(cuda);
+	return av->v;
+}
+
+/* The knobs given with -Xcicc, checked and routed to their stages.  cicc's
+ * --Xopt / --Xllc markers are accepted and ignored: the table knows. */
+static void
+check_knobs(void)
+{
+	for (size_t i = 0; i < o.xcicc.n; i++) {
+		const char *a = o.xcicc.v[i], *eq;
+		char *name;
+		int id;
+
+		if (!strcmp(a, "--Xopt") || !strcmp(a, "--Xllc"))
+			continue;
+		if (a[0] != '-')
+			nv_usage_error("-Xcicc '%s': expected a knob, -name=value", a);
+		eq = strchr(a, '=');
+		name = eq ? xasprintf("%.*s", (int)(eq - a - 1), a + 1) : xstrdup(a + 1);
+		id = nv_knob_find(name);
+		if (id < 0) {
+			const char *best = NULL;
+			size_t bestd = 4;
+
+			for (int k = 0; k < NV_KNOB_COUNT; k++) {
+				size_t d = nv_edit_distance(name, nv_knobs[k].name, 3);
+
+				if (d < bestd)
+					bestd = d, best = nv_knobs[k].name;
+			}
+			if (best)
+				nv_usage_error("unknown knob '%s' in -Xcicc; did you mean '-%s'?", a, best);
+			nv_usage_error("unknown knob '%s' in -Xcicc", a);
+		}
+		free(name);
+	}
+}
+
+static int
+knob_for(const char *arg, unsigned stage)
+{
+	const char *eq = strchr(arg, '=');
+	char *name;
+	int id;
+
+	if (arg[0] != '-')
+		return 0;
+	name = eq ? xasprintf("%.*s", (int)(eq - arg - 1), arg + 1) : xstrdup(arg + 1);
+	id = nv_knob_find(name);
+	free(name);
+	return id >= 0 && (nv_knobs[id].stages & stage);
+}
+
+static char **
+stage_argv(const struct nv_pipe_step *s, const char *dir)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+	char *prog = nv_spawn_find(s->prog, dir);
+	char *args = xstrdup(s->args), *save = NULL;
+
+	if (!prog)
+		nv_fatal("cannot find %s beside nvcc-lite in %s", s->prog, dir);
+	nv_strv_push(av, prog);
+	free(prog);
+	for (char *t = strtok_r(args, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		char *pct = strstr(t, "%O");
+
+		if (pct)
+			nv_strv_pushf(av, "%.*s%d%s", (int)(pct - t), t, o.olevel, pct + 2);
+		else
+			nv_strv_push(av, t);
+	}
+	free(args);
+	if (s->takes_arch)
+		nv_strv_pushf(av, "-arch=%s", o.arch);
+	if (s->stage == NV_STAGE_LLC) {
+		if (o.maxreg)
+			nv_strv_pushf(av, "-maxrregcount=%lld", o.maxreg);
+		if (o.lineinfo)
+			nv_strv_push(av, "-lineinfo");
+		if (o.out == OUT_CUBIN)
+			nv_strv_push(av, "-cubin");
+	}
+	for (size_t i = 0; i < o.xcicc.n; i++)
+		if (knob_for(o.xcicc.v[i], s->stage))
+			nv_strv_push(av, o.xcicc.v[i]);
+	return av->v;
+}
+
+static size_t
+argv_len(char **av)
+{
+	size_t n = 0;
+
+	while (av[n])
+		n++;
+	return n;
+}
+
+static char **
+append(char **av, const char *a, const char *b)
+{
+	size_t n = argv_len(av);
+
+	av = xrealloc(av, (n + 3) * sizeof(*av));
+	av[n++] = xstrdup(a);
+	if (b)
+		av[n++] = xstrdup(b);
+	av[n] = NULL;
+	return av;
+}
+
+static void
+print_cmd(FILE *fp, char **av)
+{
+	for (size_t i = 0; av[i]; i++)
+		fprintf(fp, "%s%s", i ? " " : "", nv_shell_quote(av[i]));
+}
+
+int
+main(int argc, char **argv)
+{
+	char *dir, *base, *out;
+	char **chain[16];
+	const char *names[16], *ext;
+	size_t n = 0;
+	int in_fd = -1, rc;
+	enum nv_pipe_id pipe;
+
+	nv_diag_init(argv[0]);
+	parse(argc, argv);
+	if (o.help) {
+		help();
+		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+	}
+	if (o.version) {
+		printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
+		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+	}
+	if (!o.input)
+		nv_usage_error("no input file (see 'nvcc-lite --help')");
+	if (!nv_target_arch(o.arch))
+		nv_usage_error("unsupported GPU architecture '%s'; did you mean '%s'?", o.arch,
+		               nv_target_suggest(o.arch));
+	o.arch = nv_target_arch(o.arch)->name;
+	check_knobs();
+	ext = ext_of(o.input);
+	if (strcmp(ext, "cu") && strcmp(ext, "bc") && strcmp(ext, "ll"))
+		nv_usage_error("don't know what to do with '%s': expected a .cu, .bc or .ll file", o.input);
+	if (access(o.input, R_OK))
+		nv_fatal("cannot read '%s':", o.input);
+	dir = self_dir();
+	base = stem(o.input);
+	out = o.output ? xstrdup(o.output)
+	               : xasprintf("%s.%s", base, o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "bc");
+	pipe = (enum nv_pipe_id)o.olevel;
+
+	if (!strcmp(ext, "cu")) {
+		names[n] = "front end";
+		chain[n++] = front_end(dir);
+	}
+	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++) {
+		if (!(s->in & (1u << pipe)))
+			continue;
+		if (o.out == OUT_LLVM && s->stage == NV_STAGE_LLC)
+			continue;
+		names[n] = s->prog;
+		chain[n++] = stage_argv(s, dir);
+	}
+	if (n == 0 || (o.out == OUT_LLVM && !strcmp(names[n - 1], "front end"))) {
+		/* Something must verify the module and write it atomically. */
+		static const struct nv_pipe_step writer = { "nv-opt", NV_STAGE_OPT, 0, "", 0 };
+
+		names[n] = "nv-opt";
+		chain[n++] = stage_argv(&writer, dir);
+	}
+	if (strcmp(ext, "cu"))
+		chain[0] = append(chain[0], o.input, NULL);
+	chain[n - 1] = append(chain[n - 1], "-o", out);
+
+	if (o.keep) {
+		const char *kd = o.keep_dir ? o.keep_dir : ".";
+
+		for (size_t i = 0; i + 1 < n; i++) {
+			char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, i, i ? names[i] : "cudafe");
+			size_t last;
+
+			for (char *p = strrchr(f, '/') + 1; *p; p++)
+				if (*p == ' ')
+					*p = '-';
+			last = argv_len(chain[i]);
+			if (i == 0 && !strcmp(names[0], "front end"))
+				free(chain[i][last - 1]), chain[i][last - 1] = xstrdup(f);
+			else
+				chain[i] = append(chain[i], "-o", f);
+			chain[i + 1] = append(chain[i + 1], f, NULL);
+			free(f);
+		}
+	}
+	if (o.dryrun || o.verbose) {
+		FILE *fp = o.dryrun ? stdout : stderr;
+		const char *joint = o.keep ? "\n" : " |\n";
+
+		if (o.dryrun)
+			fprintf(fp, "#!/bin/sh\n# nvcc-lite %s: %s\nset -e\n", nv_pipe_name(pipe), o.input);
+		for (size_t i = 0; i < n; i++) {
+			fputs(o.dryrun ? (i && !o.keep ? "  " : "") : "#$ ", fp);
+			print_cmd(fp, chain[i]);
+			fputs(i + 1 == n ? "\n" : joint, fp);
+		}
+		if (o.dryrun)
+			return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+	}
+	if (o.keep) {
+		rc = 0;
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = nv_spawn_chain(&chain[i], 1, -1, -1);
+	} else {
+		in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		rc = nv_spawn_chain(chain, n, in_fd, -1);
+		close(in_fd);
+	}
+	if (rc)
+		unlink(out);
+	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);
+}

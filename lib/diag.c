@@ -1,0 +1,400 @@
+#include "diag.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/ErrorHandling.h>
+#include <llvm-c/Support.h>
+
+#include "util.h"
+
+static const char *progname = "nv";
+static char *outputs[8];
+static char *llvm_err;
+
+static void
+vmsg(const char *sev, const char *fmt, va_list ap)
+{
+	size_t n = strlen(fmt);
+	int err = errno;
+
+	fprintf(stderr, "%s: %s: ", progname, sev);
+	vfprintf(stderr, fmt, ap);
+	if (n && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+const char *
+nv_progname(void)
+{
+	return progname;
+}
+
+void
+nv_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error", fmt, ap);
+	va_end(ap);
+}
+
+void
+nv_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning", fmt, ap);
+	va_end(ap);
+}
+
+void
+nv_warn_fn(LLVMValueRef fn, const char *fmt, ...)
+{
+	va_list ap;
+	size_t len;
+
+	fprintf(stderr, "%s: warning: in function '%s': ", progname, LLVMGetValueName2(fn, &len));
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+remove_outputs(void)
+{
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(*outputs); i++)
+		if (outputs[i])
+			unlink(outputs[i]);
+}
+
+void
+nv_exit(int status)
+{
+	remove_outputs();
+	if (fflush(stderr))
+		status = status ? status : NV_EXIT_ERROR;
+	exit(status);
+}
+
+void
+nv_fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error", fmt, ap);
+	va_end(ap);
+	nv_exit(NV_EXIT_ERROR);
+}
+
+void
+nv_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error", fmt, ap);
+	va_end(ap);
+	nv_exit(NV_EXIT_USAGE);
+}
+
+void
+nv_register_output(const char *path)
+{
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(*outputs); i++)
+		if (!outputs[i]) {
+			outputs[i] = xstrdup(path);
+			return;
+		}
+	nv_fatal("too many outputs in flight");
+}
+
+void
+nv_forget_output(const char *path)
+{
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(*outputs); i++)
+		if (outputs[i] && !strcmp(outputs[i], path)) {
+			free(outputs[i]);
+			outputs[i] = NULL;
+		}
+}
+
+static void
+on_signal(int sig)
+{
+	/* Only async-signal-safe calls: unlink, signal, raise. */
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(*outputs); i++)
+		if (outputs[i])
+			unlink(outputs[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+on_llvm_fatal(const char *reason)
+{
+	fprintf(stderr, "%s: error: LLVM: %s\n", progname, reason);
+	remove_outputs();
+	fflush(stderr);
+	_exit(NV_EXIT_ERROR);
+}
+
+void
+nv_diag_init(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	progname = slash ? slash + 1 : argv0;
+	/* A closed standard fd must stay unusable, or the next open() would
+	 * take its number and output could land in an input file. */
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+			int nfd = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+
+			if (nfd >= 0 && nfd != fd) {
+				dup2(nfd, fd);
+				close(nfd);
+			}
+		}
+	signal(SIGPIPE, SIG_IGN);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		if (signal(sigs[i], SIG_IGN) != SIG_IGN)
+			signal(sigs[i], on_signal);
+	LLVMInstallFatalErrorHandler(on_llvm_fatal);
+}
+
+/* Remarks. */
+
+static struct {
+	regex_t re[3];
+	int on[3];
+	char *yaml_path;
+	char *yaml;
+	size_t yaml_len;
+	FILE *yaml_fp;
+} rm;
+
+static void
+on_llvm_diag(LLVMDiagnosticInfoRef di, void *ctx)
+{
+	char *desc = LLVMGetDiagInfoDescription(di);
+
+	(void)ctx;
+	switch (LLVMGetDiagInfoSeverity(di)) {
+	case LLVMDSError:
+		free(llvm_err);
+		llvm_err = xstrdup(desc);
+		break;
+	case LLVMDSWarning:
+		fprintf(stderr, "%s: warning: %s\n", progname, desc);
+		break;
+	case LLVMDSRemark:
+		/* LLVM's passes report only what -pass-remarks* asked for. */
+		if (rm.on[0] || rm.on[1] || rm.on[2])
+			fprintf(stderr, "%s: remark: %s\n", progname,
+			        strncmp(desc, "<unknown>:0:0: ", 15) ? desc : desc + 15);
+		break;
+	case LLVMDSNote:
+		break;
+	}
+	LLVMDisposeMessage(desc);
+}
+
+void
+nv_diag_attach(LLVMContextRef ctx)
+{
+	LLVMContextSetDiagnosticHandler(ctx, on_llvm_diag, NULL);
+}
+
+char *
+nv_llvm_error(void)
+{
+	char *e = llvm_err;
+
+	llvm_err = NULL;
+	return e;
+}
+
+/* LLVM's own passes (nv-opt's pipelines, the backend) filter their remarks
+ * with LLVM's options of the same names. */
+static void
+forward_to_llvm(const char *const pat[3])
+{
+	static const char *const opt[] = { "-pass-remarks=", "-pass-remarks-missed=",
+		                           "-pass-remarks-analysis=" };
+	struct nv_strv av = { 0 };
+
+	nv_strv_push(&av, progname);
+	for (int k = 0; k < 3; k++)
+		if (pat[k])
+			nv_strv_pushf(&av, "%s%s", opt[k], pat[k]);
+	if (av.n > 1)
+		LLVMParseCommandLineOptions((int)av.n, (const char *const *)av.v, NULL);
+	nv_strv_free(&av);
+}
+
+static const char *const kind_tag[] = { "Passed", "Missed", "Analysis" };
+static const char *const kind_flag[] = { "-pass-remarks", "-pass-remarks-missed",
+	                                 "-pass-remarks-analysis" };
+
+int
+nv_remarks_setup(const char *passed, const char *missed, const char *analysis,
+                 const char *yaml_path)
+{
+	const char *pat[3] = { passed, missed, analysis };
+
+	for (int k = 0; k < 3; k++) {
+		int rc;
+		char buf[256];
+
+		if (!pat[k])
+			continue;
+		rc = regcomp(&rm.re[k], pat[k], REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			regerror(rc, &rm.re[k], buf, sizeof(buf));
+			nv_error("invalid regular expression '%s' for %s: %s", pat[k], kind_flag[k],
+			         buf);
+			return -1;
+		}
+		rm.on[k] = 1;
+	}
+	forward_to_llvm(pat);
+	if (yaml_path) {
+		rm.yaml_path = xstrdup(yaml_path);
+		rm.yaml_fp = open_memstream(&rm.yaml, &rm.yaml_len);
+		if (!rm.yaml_fp)
+			nv_fatal("open_memstream:");
+	}
+	return 0;
+}
+
+int
+nv_remark_enabled(enum nv_remark_kind kind, const char *pass)
+{
+	if (rm.yaml_fp)
+		return 1;
+	return rm.on[kind] && regexec(&rm.re[kind], pass, 0, NULL, 0) == 0;
+}
+
+static void
+yaml_quoted(FILE *fp, const char *s)
+{
+	fputc('\'', fp);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', fp);
+		if (*s == '\n')
+			fputs("\\n", fp);
+		else
+			fputc(*s, fp);
+	}
+	fputc('\'', fp);
+}
+
+void
+nv_remark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,
+          const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024], loc[512] = "";
+	const char *fn = "";
+	const char *file = NULL;
+	unsigned line = 0, col = 0, len = 0;
+	size_t fnlen;
+	LLVMValueRef f = NULL;
+
+	if (!nv_remark_enabled(kind, pass))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (at) {
+		if (LLVMIsAFunction(at))
+			f = at;
+		else if (LLVMIsAInstruction(at))
+			f = LLVMGetBasicBlockParent(LLVMGetInstructionParent(at));
+		if (f)
+			fn = LLVMGetValueName2(f, &fnlen);
+		if (LLVMIsAInstruction(at) || LLVMIsAFunction(at)) {
+			file = LLVMGetDebugLocFilename(at, &len);
+			line = LLVMGetDebugLocLine(at);
+			if (LLVMIsAInstruction(at))
+				col = LLVMGetDebugLocColumn(at);
+		}
+		if (file && len && line)
+			snprintf(loc, sizeof(loc), "%.*s:%u:%u: ", (int)len, file, line, col);
+	}
+	if (rm.on[kind] && regexec(&rm.re[kind], pass, 0, NULL, 0) == 0) {
+		if (*loc)
+			fprintf(stderr, "%s: remark: %s%s [%s=%s]\n", progname, loc, msg,
+			        kind_flag[kind], pass);
+		else if (*fn)
+			fprintf(stderr, "%s: remark: in function '%s': %s [%s=%s]\n", progname, fn,
+			        msg, kind_flag[kind], pass);
+		else
+			fprintf(stderr, "%s: remark: %s [%s=%s]\n", progname, msg, kind_flag[kind],
+			        pass);
+	}
+	if (!rm.yaml_fp)
+		return;
+	fprintf(rm.yaml_fp, "--- !%s\nPass:            %s\nName:            %s\n", kind_tag[kind],
+	        pass, name);
+	if (file && len && line) {
+		char *fname = xasprintf("%.*s", (int)len, file);
+
+		fputs("DebugLoc:        { File: ", rm.yaml_fp);
+		yaml_quoted(rm.yaml_fp, fname);
+		fprintf(rm.yaml_fp, ", Line: %u, Column: %u }\n", line, col);
+		free(fname);
+	}
+	fputs("Function:        ", rm.yaml_fp);
+	yaml_quoted(rm.yaml_fp, *fn ? fn : "<module>");
+	fputs("\nArgs:\n  - String:          ", rm.yaml_fp);
+	yaml_quoted(rm.yaml_fp, msg);
+	fputs("\n...\n", rm.yaml_fp);
+}
+
+int
+nv_remarks_finish(void)
+{
+	char *tmp;
+	FILE *fp;
+	int ok;
+
+	if (!rm.yaml_fp)
+		return 0;
+	fclose(rm.yaml_fp);
+	rm.yaml_fp = NULL;
+	tmp = xasprintf("%s.tmp%ld", rm.yaml_path, (long)getpid());
+	fp = fopen(tmp, "w");
+	if (!fp) {
+		nv_error("cannot open remarks file '%s':", rm.yaml_path);
+		free(tmp);
+		return -1;
+	}
+	nv_register_output(tmp);
+	ok = fwrite(rm.yaml, 1, rm.yaml_len, fp) == rm.yaml_len;
+	ok = (fclose(fp) == 0) && ok;
+	if (!ok || rename(tmp, rm.yaml_path)) {
+		nv_error("cannot write remarks file '%s':", rm.yaml_path);
+		unlink(tmp);
+		ok = 0;
+	}
+	nv_forget_output(tmp);
+	free(tmp);
+	free(rm.yaml);
+	return ok ? 0 : -1;
+}

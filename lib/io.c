@@ -1,0 +1,278 @@
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+
+#include "diag.h"
+#include "util.h"
+
+static const char *
+input_name(const char *path)
+{
+	return !path || !strcmp(path, "-") ? "<stdin>" : path;
+}
+
+int
+nv_io_slurp(const char *path, char **data, size_t *len)
+{
+	int fd = 0;
+	size_t n = 0, cap = 1 << 16;
+	char *buf;
+
+	if (path && strcmp(path, "-")) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			nv_error("cannot open '%s':", path);
+			return -1;
+		}
+	}
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap)
+			buf = xrealloc(buf, cap *= 2);
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			nv_error("cannot read '%s':", input_name(path));
+			free(buf);
+			if (fd)
+				close(fd);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (fd)
+		close(fd);
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+static int
+is_bitcode(const unsigned char *p, size_t n)
+{
+	if (n < 4)
+		return 0;
+	return (p[0] == 'B' && p[1] == 'C' && p[2] == 0xC0 && p[3] == 0xDE) ||
+	       (p[0] == 0xDE && p[1] == 0xC0 && p[2] == 0x17 && p[3] == 0x0B);
+}
+
+/* LLVM messages can span lines (source line, caret): keep the first. */
+static void
+first_line(char *s)
+{
+	char *nl = s ? strchr(s, '\n') : NULL;
+
+	if (nl)
+		*nl = '\0';
+}
+
+int
+nv_io_verify(LLVMModuleRef m, const char *what)
+{
+	char *msg = NULL;
+
+	if (!LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+		LLVMDisposeMessage(msg);
+		return 0;
+	}
+	first_line(msg);
+	nv_error("%s is invalid: %s", what, msg && *msg ? msg : "verifier failed");
+	LLVMDisposeMessage(msg);
+	return -1;
+}
+
+static int
+parse_bitcode(LLVMContextRef ctx, const char *name, const char *data, size_t len,
+              LLVMModuleRef *out)
+{
+	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(data, len, name, 0);
+	int bad = LLVMParseBitcodeInContext2(ctx, mb, out);
+	char *err = nv_llvm_error();
+
+	LLVMDisposeMemoryBuffer(mb);
+	if (bad) {
+		first_line(err);
+		nv_error("cannot read bitcode from '%s': %s", name, err ? err : "malformed");
+	}
+	free(err);
+	return bad ? -1 : 0;
+}
+
+static int
+parse_text(LLVMContextRef ctx, const char *name, const char *data, size_t len,
+           LLVMModuleRef *out)
+{
+	/* LLVMParseIRInContext takes the buffer; a copy keeps ours ours. */
+	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len, name);
+	char *msg = NULL;
+
+	if (memchr(data, '\0', len)) {
+		LLVMDisposeMemoryBuffer(mb);
+		nv_error("'%s' is neither LLVM bitcode nor textual IR", name);
+		return -1;
+	}
+	if (LLVMParseIRInContext(ctx, mb, out, &msg)) {
+		char *sev = msg ? strstr(msg, ": error: ") : NULL;
+
+		first_line(msg);
+		if (sev)
+			memmove(sev + 2, sev + 9, strlen(sev + 9) + 1);
+		nv_error("cannot parse IR: %s", msg ? msg : name);
+		LLVMDisposeMessage(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+nv_io_read_module(LLVMContextRef ctx, const char *path, LLVMModuleRef *out)
+{
+	const char *name = input_name(path);
+	char *data, *what;
+	size_t len;
+	int rc;
+
+	nv_diag_attach(ctx);
+	if (nv_io_slurp(path, &data, &len))
+		return -1;
+	if (len == 0) {
+		nv_error("'%s' is empty: expected LLVM bitcode or textual IR", name);
+		free(data);
+		return -1;
+	}
+	if (is_bitcode((unsigned char *)data, len))
+		rc = parse_bitcode(ctx, name, data, len, out);
+	else
+		rc = parse_text(ctx, name, data, len, out);
+	free(data);
+	if (rc)
+		return -1;
+	what = xasprintf("input module '%s'", name);
+	rc = nv_io_verify(*out, what);
+	free(what);
+	if (rc) {
+		LLVMDisposeModule(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int
+write_atomic(const char *path, const void *data, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char *tmp;
+	int fd, ok;
+	mode_t um = umask(0);
+
+	umask(um);
+	if (slash)
+		tmp = xasprintf("%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
+	else
+		tmp = xasprintf(".%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		nv_error("cannot open output '%s':", path);
+		free(tmp);
+		return -1;
+	}
+	nv_register_output(tmp);
+	ok = write_all(fd, data, len) == 0;
+	ok = ok && fchmod(fd, 0666 & ~um) == 0;
+	ok = (close(fd) == 0) && ok;
+	if (!ok || rename(tmp, path)) {
+		nv_error("cannot write output '%s':", path);
+		unlink(tmp);
+		ok = 0;
+	}
+	nv_forget_output(tmp);
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
+int
+nv_io_write(const char *path, const void *data, size_t len, int binary, int force)
+{
+	struct stat st;
+
+	if (path && strcmp(path, "-")) {
+		/* Devices and fifos (/dev/null, a pipe) are written in place. */
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			int fd = open(path, O_WRONLY | O_CLOEXEC), rc;
+
+			if (fd < 0) {
+				nv_error("cannot open output '%s':", path);
+				return -1;
+			}
+			rc = write_all(fd, data, len);
+			if (close(fd) || rc) {
+				nv_error("cannot write output '%s':", path);
+				return -1;
+			}
+			return 0;
+		}
+		return write_atomic(path, data, len);
+	}
+	if (binary && !force && isatty(1)) {
+		nv_error("refusing to write bitcode to a terminal (use -o FILE, -S, or -f to force)");
+		return -1;
+	}
+	if (write_all(1, data, len)) {
+		nv_error("cannot write to standard output:");
+		return -1;
+	}
+	return 0;
+}
+
+int
+nv_io_write_module(LLVMModuleRef m, const char *path, int text, int force)
+{
+	int rc;
+
+	if (text) {
+		char *s = LLVMPrintModuleToString(m);
+
+		rc = nv_io_write(path, s, strlen(s), 0, force);
+		LLVMDisposeMessage(s);
+	} else {
+		LLVMMemoryBufferRef mb = LLVMWriteBitcodeToMemoryBuffer(m);
+
+		rc = nv_io_write(path, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb), 1, force);
+		LLVMDisposeMemoryBuffer(mb);
+	}
+	return rc;
+}

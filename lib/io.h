@@ -1,0 +1,26 @@
+#ifndef NV_IO_H
+#define NV_IO_H
+/*
+ * io: modules in and out.  Input is bitcode or textual IR, told apart by
+ * magic; every module read is verified before anyone may touch it.  Output
+ * goes to stdout or atomically to a file (temp file + rename), so a failed
+ * run never leaves a partial file behind.
+ */
+#include <stddef.h>
+
+#include <llvm-c/Types.h>
+
+/* Read all of path ("-" or NULL = stdin).  0, or -1 after an error message. */
+int nv_io_slurp(const char *path, char **data, size_t *len);
+/* Read, parse and verify a module from path into ctx.  0, or -1 after an
+ * error message naming the input. */
+int nv_io_read_module(LLVMContextRef ctx, const char *path, LLVMModuleRef *out);
+/* Verify m; on failure print "<what> is invalid: <first line>" and return -1. */
+int nv_io_verify(LLVMModuleRef m, const char *what);
+/* Write len bytes to path ("-" or NULL = stdout), atomically for regular
+ * files.  binary data is refused on a terminal unless force.  0 or -1. */
+int nv_io_write(const char *path, const void *data, size_t len, int binary, int force);
+/* Write m as bitcode (or text IR if text) with nv_io_write.  0 or -1. */
+int nv_io_write_module(LLVMModuleRef m, const char *path, int text, int force);
+
+#endif

@@ -1,0 +1,23 @@
+#include "pipeline.h"
+
+#include <stddef.h>
+
+#include "knobs.h"
+
+#define ALL ((1u << NV_PIPE_COUNT) - 1)
+#define OPT ((1u << NV_PIPE_O1) | (1u << NV_PIPE_O2) | (1u << NV_PIPE_O3))
+
+const struct nv_pipe_step nv_pipe_steps[] = {
+	/* prog      stage          in   args            arch */
+	{ "nv-opt", NV_STAGE_OPT, OPT, "-O%O", 1 },
+	{ "nv-llc", NV_STAGE_LLC, ALL, "-O%O", 1 },
+	{ NULL, 0, 0, NULL, 0 },
+};
+
+const char *
+nv_pipe_name(enum nv_pipe_id id)
+{
+	static const char *const names[] = { "nvopt<O0>", "nvopt<O1>", "nvopt<O2>", "nvopt<O3>" };
+
+	return names[id];
+}

@@ -1,0 +1,31 @@
+#include "stdpipe.h"
+
+#include <string.h>
+
+/*
+ * The seeds place cicc's standard pipelines #1, #5 and #8 between its own
+ * passes but do not list their contents; these are our choices, each the
+ * cleanup that its position calls for.
+ */
+const struct nv_stdpipe nv_stdpipes[] = {
+	{ "std1", "function(sroa,early-cse<memssa>,simplifycfg,instcombine)",
+	  "cleanup between NVIDIA passes (cicc's standard pipeline #1)" },
+	{ "std5",
+	  "function(sroa,early-cse<memssa>,gvn,sccp,instcombine,simplifycfg,adce)",
+	  "scalar simplification after inlining (cicc's standard pipeline #5)" },
+	{ "std8", "function(reassociate,instcombine,dse,adce,simplifycfg)",
+	  "late scalar cleanup (cicc's standard pipeline #8)" },
+	{ "loop-canon",
+	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop-simplify,lcssa)",
+	  "put loops into simplified, rotated, LCSSA form for nv-unroll and nv-vectorize" },
+	{ NULL, NULL, NULL },
+};
+
+const struct nv_stdpipe *
+nv_stdpipe_find(const char *name)
+{
+	for (const struct nv_stdpipe *p = nv_stdpipes; p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	return NULL;
+}

@@ -1,0 +1,32 @@
+#ifndef NV_TARGET_H
+#define NV_TARGET_H
+/*
+ * target: the NVPTX target.  sm_XX names as nvcc 13 accepts them (sm_75 and
+ * newer), the PTX ISA each needs, the 64-bit data layout, target machines.
+ */
+#include <llvm-c/TargetMachine.h>
+
+#define NV_TRIPLE "nvptx64-nvidia-cuda"
+#define NV_DEFAULT_ARCH "sm_75" /* nvcc 13's default */
+
+struct nv_arch {
+	const char *name; /* "sm_90a" */
+	int sm;           /* 90 */
+	int ptx;          /* lowest PTX ISA version, times ten (78 = 7.8) */
+};
+
+/* The arch called name ("sm_90" or "compute_90"), or NULL. */
+const struct nv_arch *nv_target_arch(const char *name);
+/* The closest valid arch name to a bad one, for "did you mean". */
+const char *nv_target_suggest(const char *name);
+/* Space-separated list of every valid arch. */
+const char *nv_target_arch_list(void);
+/* Register the NVPTX backend with LLVM (idempotent). */
+void nv_target_init(void);
+/* A target machine for arch at optimization level 0..3; dies on failure. */
+LLVMTargetMachineRef nv_target_machine(const struct nv_arch *arch, int olevel);
+/* Give m the NVPTX triple and data layout when it has none; -1 after an
+ * error when m is for another target. */
+int nv_target_adopt(LLVMModuleRef m, LLVMTargetMachineRef tm);
+
+#endif
