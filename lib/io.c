@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <llvm-c/Analysis.h>
@@ -84,6 +86,25 @@ first_line(char *s)
 		*nl = '\0';
 }
 
+/* What LLVM's verifier lets through but its text parser forbids, found by
+ * fuzzing the bitcode reader: globals whose type holds no value. */
+static int
+check_globals(LLVMModuleRef m, const char *what)
+{
+	for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+		LLVMTypeKind k = LLVMGetTypeKind(LLVMGlobalGetValueType(g));
+		size_t len;
+
+		if (k == LLVMVoidTypeKind || k == LLVMLabelTypeKind || k == LLVMMetadataTypeKind ||
+		    k == LLVMTokenTypeKind || k == LLVMFunctionTypeKind) {
+			nv_error("%s is invalid: global '@%s' has a type that holds no value", what,
+			         LLVMGetValueName2(g, &len));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 nv_io_verify(LLVMModuleRef m, const char *what)
 {
@@ -91,7 +112,7 @@ nv_io_verify(LLVMModuleRef m, const char *what)
 
 	if (!LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
 		LLVMDisposeMessage(msg);
-		return 0;
+		return check_globals(m, what);
 	}
 	first_line(msg);
 	nv_error("%s is invalid: %s", what, msg && *msg ? msg : "verifier failed");
@@ -99,14 +120,74 @@ nv_io_verify(LLVMModuleRef m, const char *what)
 	return -1;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define NV_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NV_ASAN 1
+#endif
+#endif
+
+/*
+ * LLVM's bitcode reader trusts its input more than it should: flipped bits
+ * can make it crash, trap or ask for tens of gigabytes.  So a child process
+ * parses first, with stderr closed and its address space capped; only if it
+ * survives does this process parse the same bytes.  Returns 0 when the
+ * parse is safe to repeat here, -1 after an error message.
+ */
+static int
+probe_bitcode(LLVMContextRef ctx, const char *name, const char *data, size_t len)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return 0; /* no probe: parse unguarded rather than not at all */
+	if (pid == 0) {
+		LLVMModuleRef m;
+		LLVMMemoryBufferRef mb;
+		int fd = open("/dev/null", O_WRONLY);
+
+#ifndef NV_ASAN
+		rlim_t cap = (rlim_t)len * 256 + ((rlim_t)4 << 30);
+		struct rlimit rl = { cap, cap };
+
+		setrlimit(RLIMIT_AS, &rl);
+#endif
+		if (fd >= 0)
+			dup2(fd, 2);
+		mb = LLVMCreateMemoryBufferWithMemoryRange(data, len, name, 0);
+		_exit(LLVMParseBitcodeInContext2(ctx, mb, &m) ? 1 : 0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) <= 1)
+		return 0;
+	if (WIFSIGNALED(status))
+		nv_error("cannot read bitcode from '%s': malformed (LLVM's reader died of signal %d)",
+		         name, WTERMSIG(status));
+	else
+		nv_error("cannot read bitcode from '%s': malformed (LLVM's reader failed with status %d)",
+		         name, WEXITSTATUS(status));
+	return -1;
+}
+
 static int
 parse_bitcode(LLVMContextRef ctx, const char *name, const char *data, size_t len,
               LLVMModuleRef *out)
 {
-	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(data, len, name, 0);
-	int bad = LLVMParseBitcodeInContext2(ctx, mb, out);
-	char *err = nv_llvm_error();
+	LLVMMemoryBufferRef mb;
+	int bad;
+	char *err;
 
+	if (probe_bitcode(ctx, name, data, len))
+		return -1;
+	mb = LLVMCreateMemoryBufferWithMemoryRange(data, len, name, 0);
+	bad = LLVMParseBitcodeInContext2(ctx, mb, out);
+	err = nv_llvm_error();
 	LLVMDisposeMemoryBuffer(mb);
 	if (bad) {
 		first_line(err);
