@@ -8,7 +8,6 @@ DESTDIR ?=
 VERSION = 0.1.0
 CC ?= cc
 CFLAGS ?= -O2 -g
-BATS ?= bats
 
 # Evaluated when a recipe runs, so `make deps` can install llvm-config first.
 LLVM_CPPFLAGS = $(shell $(LLVM_CONFIG) --cppflags)
@@ -18,6 +17,9 @@ LLVM_LIBS = -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) $(shell $(LLVM_CONFIG) --
 
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# A sanitizer report must fail the test that caused it, whatever it expects.
+export ASAN_OPTIONS = exitcode=99:detect_leaks=0
+export UBSAN_OPTIONS = halt_on_error=1:exitcode=99:print_stacktrace=1
 endif
 
 NV_CFLAGS = -std=c17 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -D_GNU_SOURCE -Ilib \
@@ -34,7 +36,12 @@ MAN = $(wildcard share/man/man1/*.1)
 
 all: $(PROGS) lib/libnv.a
 
-$(LIB_OBJ) $(CMD_OBJ): | toolcheck
+$(LIB_OBJ) $(CMD_OBJ): lib/.build-flags | toolcheck
+
+# Rebuild everything when the compiler or its flags change (SAN=1 and back).
+lib/.build-flags: FORCE
+	@echo '$(CC) $(CFLAGS) $(SANFLAGS) $(LLVM_CONFIG)' | cmp -s - $@ || \
+	    echo '$(CC) $(CFLAGS) $(SANFLAGS) $(LLVM_CONFIG)' >$@
 
 lib/%.o: lib/%.c
 	$(CC) $(NV_CFLAGS) $(CFLAGS) -c $< -o $@
@@ -50,9 +57,9 @@ bin/%: cmd/%.o lib/libnv.a
 	@mkdir -p bin
 	$(CC) $(SANFLAGS) $(LDFLAGS) $< lib/libnv.a $(LLVM_LIBS) -o $@
 
-lib/libnv.pc: share/libnv.pc.in Makefile
+lib/libnv.pc: share/libnv.pc.in Makefile lib/.build-flags
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@LLVM_CPPFLAGS@|$(LLVM_CPPFLAGS)|' -e 's|@LLVM_LIBS@|$(LLVM_LIBS)|' $< > $@
+	    -e 's|@LLVM_CPPFLAGS@|$(LLVM_CPPFLAGS)|' -e 's|@LLVM_LIBS@|$(LLVM_LIBS) $(SANFLAGS)|' $< > $@
 
 # Fails with the list of missing packages; installs nothing.
 toolcheck:
@@ -68,7 +75,7 @@ demo: deps
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	PATH="$(CURDIR)/bin:$(LLVM_BINDIR):$$PATH" $(BATS) t
+	sh t/run.sh
 
 install: all lib/libnv.pc
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
@@ -86,8 +93,8 @@ install: all lib/libnv.pc
 	cp completions/_nvcc-lite $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 
 clean:
-	rm -rf bin/nv-* bin/nvcc-lite lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc
+	rm -rf bin/nv-* bin/nvcc-lite lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags
 
-.PHONY: all toolcheck deps demo check install clean
+.PHONY: all toolcheck deps demo check install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

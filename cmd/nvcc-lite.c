@@ -30,7 +30,7 @@ enum out_kind { OUT_PTX, OUT_CUBIN, OUT_LLVM };
 static struct {
 	const char *input, *output, *arch, *keep_dir;
 	enum out_kind out;
-	int olevel, verbose, dryrun, keep, lineinfo, help, version;
+	int olevel, verbose, dryrun, keep, lineinfo, help, version, list_knobs;
 	long long maxreg;
 	struct nv_strv cpp;     /* -I -D -U for the front end */
 	struct nv_strv xcicc;   /* -Xcicc arguments */
@@ -57,6 +57,7 @@ static void set_keep_dir(const char *v) { o.keep_dir = v; o.keep = 1; }
 static void set_lineinfo(const char *v) { (void)v; o.lineinfo = 1; }
 static void set_help(const char *v) { (void)v; o.help = 1; }
 static void set_version(const char *v) { (void)v; o.version = 1; }
+static void set_list_knobs(const char *v) { (void)v; o.list_knobs = 1; }
 static void add_I(const char *v) { nv_strv_pushf(&o.cpp, "-I%s", v); }
 static void add_D(const char *v) { nv_strv_pushf(&o.cpp, "-D%s", v); }
 static void add_U(const char *v) { nv_strv_pushf(&o.cpp, "-U%s", v); }
@@ -94,6 +95,7 @@ static const struct flag flags[] = {
 	{ "-dryrun", "--dryrun", FLAG, NULL, "print the commands as a shell script and run nothing", set_dryrun },
 	{ "-keep", "--keep", FLAG, NULL, "keep every intermediate file (in the current directory)", set_keep },
 	{ "-keep-dir", "--keep-dir", VALUE, "DIR", "keep intermediate files in DIR", set_keep_dir },
+	{ "-list-knobs", "--list-knobs", FLAG, NULL, "list every -Xcicc knob: name, stage, type, default, help", set_list_knobs },
 	{ "-h", "--help", FLAG, NULL, "print this help and exit", set_help },
 	{ "-V", "--version", FLAG, NULL, "print the version and exit", set_version },
 	{ NULL, NULL, FLAG, NULL, NULL, NULL },
@@ -106,14 +108,12 @@ help(void)
 	       "Compiles CUDA device code to PTX through the nv-* stages, like nvcc -ptx.\n\n"
 	       "Options:\n");
 	for (const struct flag *f = flags; f->name; f++) {
-		char lhs[64];
+		char lhs[80];
+		const char *m = f->kind == FLAG ? "" : f->meta;
 
-		if (f->kind == FLAG)
-			snprintf(lhs, sizeof(lhs), "%s", f->name);
-		else
-			snprintf(lhs, sizeof(lhs), "%s%s%s", f->name, f->kind == VALUE ? "=" : "",
-			         f->meta);
-		printf("  %-24s %s\n", lhs, f->help);
+		snprintf(lhs, sizeof(lhs), "%s%s%s%s%s", f->name, *m ? " " : "", m,
+		         f->alias ? ", " : "", f->alias ? f->alias : "");
+		printf("  %-36s %s\n", lhs, f->help);
 	}
 	printf("\nGPU architectures: %s\n", nv_target_arch_list());
 }
@@ -426,6 +426,14 @@ main(int argc, char **argv)
 	}
 	if (o.version) {
 		printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
+		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+	}
+	if (o.list_knobs) {
+		static const char *const types[] = { "bool", "int", "string" };
+
+		for (int k = 0; k < NV_KNOB_COUNT; k++)
+			printf("%s\t%s\t%s\t%s\t%s\n", nv_knobs[k].name, nv_stage_name(nv_knobs[k].stages),
+			       types[nv_knobs[k].type], nv_knobs[k].def, nv_knobs[k].help);
 		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
 	if (!o.input)

@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# make install: programs, library, headers, libnv.pc, man pages, completions;
+# an out-of-tree C program builds against the installed libnv.
+
+load helper
+
+setup_file() {
+	export DEST="$BATS_FILE_TMPDIR/root" PREFIX=/opt/nvcc-lite
+	make -C "$TOP" -s install DESTDIR="$DEST" PREFIX="$PREFIX" >/dev/null
+}
+
+@test "make install puts everything under DESTDIR/PREFIX" {
+	for f in bin/nvcc-lite bin/nv-opt bin/nv-llc lib/libnv.a lib/pkgconfig/libnv.pc \
+		include/nv/io.h include/nv/knobs.def share/man/man1/nvcc-lite.1 \
+		share/nvcc-lite/cuda_shim.h share/bash-completion/completions/nvcc-lite \
+		share/zsh/site-functions/_nvcc-lite; do
+		assert_file_exists "$DEST$PREFIX/$f"
+	done
+	grep -qx "prefix=$PREFIX" "$DEST$PREFIX/lib/pkgconfig/libnv.pc"
+}
+
+@test "the installed nvcc-lite finds its stages and shim beside itself" {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$FIXTURES/saxpy.cu" k.cu
+	run env CUDA_PATH=/nonexistent "$DEST$PREFIX/bin/nvcc-lite" -arch=sm_90 k.cu -o k.ptx -v
+	assert_success
+	assert_output --partial "$DEST$PREFIX/bin/nv-llc"
+	assert_output --partial "$DEST$PREFIX/bin/../share/nvcc-lite/cuda_shim.h"
+	grep -qx '.target sm_90' k.ptx
+}
+
+@test "a C program builds against the installed libnv with pkg-config and reads a module" {
+	command -v pkg-config >/dev/null || skip "pkg-config is not installed"
+	cd "$BATS_TEST_TMPDIR"
+	cat >count.c <<'C'
+#include <stdio.h>
+#include <llvm-c/Core.h>
+#include "diag.h"
+#include "io.h"
+
+int
+main(int argc, char **argv)
+{
+	LLVMContextRef ctx = LLVMContextCreate();
+	LLVMModuleRef m;
+	int n = 0;
+
+	nv_diag_init(argv[0]);
+	if (nv_io_read_module(ctx, argc > 1 ? argv[1] : "-", &m))
+		return 1;
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		n += !LLVMIsDeclaration(f);
+	printf("%d defined functions\n", n);
+	return 0;
+}
+C
+	pc="$DEST$PREFIX/lib/pkgconfig"
+	flags=$(PKG_CONFIG_PATH="$pc" pkg-config --define-variable=prefix="$DEST$PREFIX" --cflags --libs libnv)
+	cc -std=c17 count.c $flags -o count
+	run ./count "$(fixture_bc saxpy)"
+	assert_success
+	assert_output "4 defined functions"
+	run ./count "$FIXTURES/use-before-def.ll"
+	assert_failure 1
+	assert_output --partial "count: error: input module"
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# nvcc-lite, first version: front end | nvopt<ON> stages | PTX, nvcc's flags.
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$FIXTURES/saxpy.cu" k.cu
+}
+
+@test "nvcc-lite k.cu writes k.ptx beside the current directory, for sm_75 at -O3" {
+	run nvcc-lite k.cu
+	assert_success
+	assert_equal "$output" ""
+	assert_file_exists k.ptx
+	grep -qx '.target sm_75' k.ptx
+	grep -q '.visible .entry _Z5saxpyifPKfPf' k.ptx
+}
+
+@test "nvcc-lite PTX is accepted by ptxas for every example kernel at -O0 and -O3" {
+	have_ptxas || skip "ptxas is not installed"
+	for cu in "$TOP"/share/examples/*.cu; do
+		for o in 0 3; do
+			nvcc-lite -arch=sm_90 -O$o "$cu" -o out.ptx
+			run "$(ptxas_bin)" -arch=sm_90 out.ptx -o /dev/null
+			[ "$status" -eq 0 ] || fail "$cu -O$o: $output"
+		done
+	done
+}
+
+@test "without CUDA headers the shim compiles every example kernel" {
+	for cu in "$TOP"/share/examples/*.cu; do
+		run env CUDA_PATH=/nonexistent nvcc-lite -arch=sm_90 "$cu" -o shim.ptx -v
+		[ "$status" -eq 0 ] || fail "$cu: $output"
+		[[ "$output" == *"-nocudainc -include"*cuda_shim.h* ]] || fail "shim not used: $output"
+	done
+}
+
+@test "-O0 runs nvopt<O0>: no nv-opt, and the PTX keeps the local stack" {
+	run nvcc-lite -O0 -arch=sm_90 k.cu -o k0.ptx -v
+	assert_success
+	refute_output --partial "nv-opt"
+	grep -q 'local_depot' k0.ptx
+	nvcc-lite -O3 -arch=sm_90 k.cu -o k3.ptx
+	! grep -q 'local_depot' k3.ptx
+}
+
+@test ".ll and .bc inputs skip the front end" {
+	bc=$(fixture_bc saxpy)
+	llvm-dis "$bc" -o k.ll
+	run nvcc-lite -arch=sm_90 k.ll -o from-ll.ptx -v
+	assert_success
+	refute_output --partial clang
+	run nvcc-lite -arch=sm_90 "$bc" -o from-bc.ptx
+	assert_success
+	cmp from-ll.ptx from-bc.ptx
+}
+
+@test "-dryrun prints a shell script that reproduces the build and runs nothing" {
+	run nvcc-lite -dryrun -arch=sm_90 k.cu -o dry.ptx
+	assert_success
+	assert_line --index 0 "#!/bin/sh"
+	assert_output --partial "nvopt<O3>"
+	assert_file_not_exists dry.ptx
+	echo "$output" >build.sh
+	sh build.sh
+	nvcc-lite -arch=sm_90 k.cu -o real.ptx
+	cmp dry.ptx real.ptx
+}
+
+@test "-keep leaves every intermediate, and -keep-dir puts them in a directory" {
+	run nvcc-lite -keep -arch=sm_90 k.cu -o kept.ptx
+	assert_success
+	assert_file_exists k.0-cudafe.bc
+	assert_file_exists k.1-nv-opt.bc
+	mkdir kd
+	run nvcc-lite -keep-dir kd -arch=sm_90 k.cu -o kd.ptx
+	assert_success
+	assert_file_exists kd/k.0-cudafe.bc
+	cmp kept.ptx kd.ptx
+}
+
+@test "a front-end error names the failing stage and leaves no output" {
+	cp "$FIXTURES/broken.cu" b.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 b.cu -o b.ptx
+	assert_equal "$status" 1
+	[[ "$stderr" == *"undeclared_name"* ]] || fail "$stderr"
+	[[ "$stderr" == *"nvcc-lite: error: clang-22 failed with exit status 1"* ]] || fail "$stderr"
+	assert_file_not_exists b.ptx
+}
+
+@test "a failing stage is named with its status and a stale output is removed" {
+	echo stale >bad.ptx
+	run --separate-stderr nvcc-lite -arch=sm_90 "$FIXTURES/use-before-def.ll" -o bad.ptx
+	assert_equal "$status" 1
+	[[ "$stderr" == *"nv-opt: error: input module"*"does not dominate"* ]] || fail "$stderr"
+	[[ "$stderr" == *"nvcc-lite: error: nv-opt failed with exit status 1"* ]] || fail "$stderr"
+	assert_file_not_exists bad.ptx
+}
+
+@test "a stage killed by a signal is reported as such" {
+	mkdir -p fake/bin
+	ln -s "$TOP/share" fake/share
+	cp "$TOP"/bin/nv-* "$TOP"/bin/nvcc-lite fake/bin/
+	printf '#!/bin/sh\nkill -SEGV $$\n' >fake/bin/nv-llc
+	chmod +x fake/bin/nv-llc
+	run --separate-stderr fake/bin/nvcc-lite -arch=sm_90 k.cu -o sig.ptx
+	assert_equal "$status" 1
+	[[ "$stderr" == *"nvcc-lite: error: nv-llc killed by signal 11 (Segmentation fault)"* ]] || fail "$stderr"
+	assert_file_not_exists sig.ptx
+}
+
+@test "unknown flags are errors with a suggestion, like nvcc" {
+	run --separate-stderr nvcc-lite -arhc=sm_90 k.cu
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nvcc-lite: error: unknown option '-arhc=sm_90'; did you mean '-arch'?"
+	run --separate-stderr nvcc-lite --frobnicate k.cu
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+}
+
+@test "an unsupported GPU is refused with the nearest one suggested" {
+	run --separate-stderr nvcc-lite -arch=sm_91 k.cu
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nvcc-lite: error: unsupported GPU architecture 'sm_91'; did you mean 'sm_90'?"
+}
+
+@test "nvcc's spellings of flags are accepted" {
+	run nvcc-lite --gpu-architecture sm_90 -O 2 --output-file long.ptx -DSCALE=2 -I . k.cu
+	assert_success
+	grep -qx '.target sm_90' long.ptx
+	run nvcc-lite -arch sm_86 -maxrregcount 40 -ptx k.cu -o sep.ptx
+	assert_success
+	grep -qx '.maxnreg 40' sep.ptx
+}
+
+@test "-I and -D reach the front end" {
+	mkdir inc
+	echo '#define FACTOR 3.5f' >inc/factor.h
+	printf '#include "factor.h"\n__global__ void k(float *p) { p[0] = FACTOR * SCALE; }\n' >d.cu
+	run nvcc-lite -arch=sm_90 -Iinc -DSCALE=2 d.cu -o d.ptx
+	assert_success
+	# 3.5f * 2 = 7.0f = 0x40E00000, stored as an integer immediate
+	grep -q 'st.global.b32 	\[%rd[0-9]*\], 1088421888;' d.ptx
+}
+
+@test "-Xcicc routes a knob to the stage that owns it and rejects unknown ones" {
+	run nvcc-lite -arch=sm_90 -Xcicc -nvptx-prec-divf32=0 k.cu -o approx.ptx -v
+	assert_success
+	assert_output --regexp "nv-llc -O3 -arch=sm_90 -nvptx-prec-divf32=0"
+	grep -q 'div.approx.f32' approx.ptx
+	run --separate-stderr nvcc-lite -Xcicc -nvptx-prec-divf3=0 k.cu
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nvcc-lite: error: unknown knob '-nvptx-prec-divf3=0' in -Xcicc; did you mean '-nvptx-prec-divf32'?"
+}
+
+@test "-emit-llvm writes optimized bitcode, -cubin a cubin" {
+	run nvcc-lite -arch=sm_90 -emit-llvm k.cu
+	assert_success
+	llvm-dis k.bc -o - | grep -q 'define .*ptx_kernel void @_Z5saxpyifPKfPf'
+	run nvcc-lite -O0 -arch=sm_90 -emit-llvm k.cu -o k0.bc
+	assert_success
+	llvm-dis k0.bc -o - | grep -q alloca
+	have_ptxas || skip "ptxas is not installed"
+	run nvcc-lite -arch=sm_90 -cubin k.cu
+	assert_success
+	[ "$(head -c 4 k.cubin | od -An -c | tr -d ' ')" = '177ELF' ]
+}
+
+@test "inputs the driver cannot handle are usage errors" {
+	run --separate-stderr nvcc-lite
+	assert_equal "$status" 2
+	run --separate-stderr nvcc-lite k.cpp
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nvcc-lite: error: don't know what to do with 'k.cpp': expected a .cu, .bc or .ll file"
+	run --separate-stderr nvcc-lite k.cu k.cu
+	assert_equal "$status" 2
+	run --separate-stderr nvcc-lite missing.cu
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nvcc-lite: error: cannot read 'missing.cu': No such file or directory"
+}
+
+@test "--help lists every flag the driver accepts" {
+	run nvcc-lite --help
+	assert_success
+	for f in -o -arch -O -ptx -cubin -emit-llvm -I -D -U -maxrregcount -lineinfo -Xcicc -v -dryrun -keep -keep-dir; do
+		grep -qE -- "^  $f[ ,]" <<<"$output" || fail "$f is not in --help"
+	done
+}
+
+@test "make demo's script compiles every example and prints a row per kernel" {
+	run env DEMO_OUT="$BATS_TEST_TMPDIR/demo" sh "$TOP/share/examples/demo.sh"
+	assert_success
+	for k in saxpy reduce_sum jacobi5 matmul_tiled histogram256; do
+		assert_output --regexp " $k +[0-9]+ "
+	done
+}
