@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -68,12 +69,58 @@ report(const char *prog, int status)
 		         strsignal(WTERMSIG(status)));
 }
 
+/* Reap w (status st) into the chain's bookkeeping; its index or -1. */
+static long
+reap(pid_t *pid, int *status, size_t n, pid_t w, int st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pid[i] == w) {
+			pid[i] = 0;
+			status[i] = st;
+			return (long)i;
+		}
+	return -1;
+}
+
+/*
+ * Which stage to blame.  A stage that fails closes its pipes, and the ones
+ * next to it then fail too (empty input, broken pipe), a moment later; but
+ * the order in which exits are reaped does not prove which came first.  So
+ * after the first failure, upstream stages still running get a short grace
+ * period, and an upstream failure found in it is the cause.
+ */
+static size_t
+blame(pid_t *pid, int *status, size_t n, size_t first)
+{
+	struct timespec nap = { 0, 2 * 1000 * 1000 };
+
+	for (int tick = 0; tick < 100; tick++) {
+		int st, upstream_alive = 0;
+		pid_t w;
+
+		for (size_t j = 0; j < first; j++)
+			upstream_alive |= pid[j] > 0;
+		if (!upstream_alive)
+			break;
+		w = waitpid(-1, &st, WNOHANG);
+		if (w > 0)
+			reap(pid, status, n, w, st);
+		else
+			nanosleep(&nap, NULL);
+	}
+	for (size_t j = 0; j < first; j++)
+		if (pid[j] == 0 && status[j] != 0)
+			return j;
+	return first;
+}
+
 int
 nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
 {
 	pid_t *pid = xcalloc(n, sizeof(*pid));
+	int *status = xcalloc(n, sizeof(*status));
 	int prev = in_fd, failed = 0;
-	size_t live = 0;
+	long culprit = -1;
 
 	for (size_t i = 0; i < n; i++) {
 		posix_spawn_file_actions_t fa;
@@ -105,38 +152,36 @@ nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
 				kill(pid[j], SIGTERM);
 			break;
 		}
-		live++;
 	}
 	if (prev >= 0 && prev != in_fd)
 		close(prev);
-	while (live) {
-		int status;
-		pid_t w = waitpid(-1, &status, 0);
-		size_t i;
+	for (;;) {
+		int st, any = 0;
+		pid_t w;
+		long i;
 
+		for (size_t j = 0; j < n; j++)
+			any |= pid[j] > 0;
+		if (!any)
+			break;
+		w = waitpid(-1, &st, 0);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
 			break;
-		for (i = 0; i < n && pid[i] != w; i++)
-			;
-		if (i == n)
-			continue;
-		pid[i] = 0;
-		live--;
-		if (status == 0 || failed)
+		i = reap(pid, status, n, w, st);
+		if (i < 0 || st == 0 || failed)
 			continue;
 		failed = 1;
-		report(argvs[i][0], status);
+		culprit = (long)blame(pid, status, n, (size_t)i);
 		for (size_t j = 0; j < n; j++)
 			if (pid[j] > 0)
 				kill(pid[j], SIGTERM);
 	}
-	if (failed)
-		for (size_t j = 0; j < n; j++)
-			if (pid[j] > 0)
-				kill(pid[j], SIGTERM), waitpid(pid[j], NULL, 0);
+	if (culprit >= 0)
+		report(argvs[culprit][0], status[culprit]);
 	free(pid);
+	free(status);
 	return failed ? -1 : 0;
 }
 
