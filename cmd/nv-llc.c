@@ -58,9 +58,20 @@ emit_ptx(LLVMModuleRef m, LLVMTargetMachineRef tm, LLVMMemoryBufferRef *ptx)
 {
 	char *err = NULL;
 
+	char *diag;
+
 	if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &err, ptx)) {
 		nv_error("cannot generate PTX: %s", err ? err : "unknown error");
 		LLVMDisposeMessage(err);
+		return -1;
+	}
+	/* The backend reports some errors as diagnostics and carries on. */
+	diag = nv_llvm_error();
+	if (diag) {
+		nv_error("cannot generate PTX: %s", diag);
+		free(diag);
+		LLVMDisposeMemoryBuffer(*ptx);
+		*ptx = NULL;
 		return -1;
 	}
 	return 0;

@@ -56,6 +56,16 @@ run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm)
 	LLVMPassBuilderOptionsSetDebugLogging(po, (int)nv_knob_int(NV_KNOB_DEBUG_PASS_MANAGER));
 	err = LLVMRunPasses(m, text, tm, po);
 	LLVMDisposePassBuilderOptions(po);
+	if (!err) {
+		/* Passes report some errors as diagnostics and carry on. */
+		char *diag = nv_llvm_error();
+
+		if (diag) {
+			nv_error("pipeline '%s': %s", text, diag);
+			free(diag);
+			return -1;
+		}
+	}
 	if (err) {
 		char *msg = LLVMGetErrorMessage(err);
 

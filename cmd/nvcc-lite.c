@@ -401,6 +401,16 @@ append(char **av, const char *a, const char *b)
 	return av;
 }
 
+/* A failed build leaves no output file; devices and fifos stay. */
+static void
+remove_output(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(path);
+}
+
 static void
 print_cmd(FILE *fp, char **av)
 {
@@ -481,12 +491,10 @@ main(int argc, char **argv)
 		const char *kd = o.keep_dir ? o.keep_dir : ".";
 
 		for (size_t i = 0; i + 1 < n; i++) {
-			char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, i, i ? names[i] : "cudafe");
+			const char *what = strcmp(names[i], "front end") ? names[i] : "cudafe";
+			char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, i, what);
 			size_t last;
 
-			for (char *p = strrchr(f, '/') + 1; *p; p++)
-				if (*p == ' ')
-					*p = '-';
 			last = argv_len(chain[i]);
 			if (i == 0 && !strcmp(names[0], "front end"))
 				free(chain[i][last - 1]), chain[i][last - 1] = xstrdup(f);
@@ -520,6 +528,6 @@ main(int argc, char **argv)
 		close(in_fd);
 	}
 	if (rc)
-		unlink(out);
+		remove_output(out);
 	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);
 }

@@ -131,10 +131,20 @@ nv_forget_output(const char *path)
 		}
 }
 
+static void (*signal_hook)(void);
+
+void
+nv_diag_on_signal(void (*fn)(void))
+{
+	signal_hook = fn;
+}
+
 static void
 on_signal(int sig)
 {
-	/* Only async-signal-safe calls: unlink, signal, raise. */
+	/* Only async-signal-safe calls: kill (in the hook), unlink, signal, raise. */
+	if (signal_hook)
+		signal_hook();
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(*outputs); i++)
 		if (outputs[i])
 			unlink(outputs[i]);
@@ -142,10 +152,18 @@ on_signal(int sig)
 	raise(sig);
 }
 
+/* LLVM's reason can be a DAG dump: keep its first line and the function. */
 static void
 on_llvm_fatal(const char *reason)
 {
-	fprintf(stderr, "%s: error: LLVM: %s\n", progname, reason);
+	const char *fn = strstr(reason, "\nIn function: ");
+	int n = (int)strcspn(reason, "\n");
+
+	if (fn)
+		fprintf(stderr, "%s: error: LLVM: %.*s (in function '%.*s')\n", progname, n, reason,
+		        (int)strcspn(fn + 14, "\n"), fn + 14);
+	else
+		fprintf(stderr, "%s: error: LLVM: %.*s\n", progname, n, reason);
 	remove_outputs();
 	fflush(stderr);
 	_exit(NV_EXIT_ERROR);

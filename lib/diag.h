@@ -31,6 +31,9 @@ _Noreturn void nv_usage_error(const char *fmt, ...) __attribute__((format(printf
 /* Remove registered partial outputs and exit with status. */
 _Noreturn void nv_exit(int status);
 
+/* Run fn (async-signal-safe code only) when a fatal signal arrives, before
+ * outputs are removed and the signal is re-raised. */
+void nv_diag_on_signal(void (*fn)(void));
 /* Register a file to unlink if the program dies before nv_forget_output. */
 void nv_register_output(const char *path);
 /* The file is complete (or gone): stop tracking it. */

@@ -17,6 +17,18 @@
 
 extern char **environ;
 
+/* The running chain, for the signal hook: stop the stages with us. */
+static pid_t *volatile running;
+static volatile size_t nrunning;
+
+static void
+stop_running(void)
+{
+	for (size_t i = 0; i < nrunning; i++)
+		if (running[i] > 0)
+			kill(running[i], SIGTERM);
+}
+
 static int
 executable(const char *path)
 {
@@ -122,6 +134,10 @@ nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
 	int prev = in_fd, failed = 0;
 	long culprit = -1;
 
+	running = pid;
+	nrunning = n;
+	nv_diag_on_signal(stop_running);
+
 	for (size_t i = 0; i < n; i++) {
 		posix_spawn_file_actions_t fa;
 		int p[2] = { -1, -1 }, out = out_fd, rc;
@@ -178,6 +194,7 @@ nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
 			if (pid[j] > 0)
 				kill(pid[j], SIGTERM);
 	}
+	nrunning = 0;
 	if (culprit >= 0)
 		report(argvs[culprit][0], status[culprit]);
 	free(pid);

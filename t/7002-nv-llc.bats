@@ -92,3 +92,18 @@ setup_file() {
 	assert_success
 	assert_output --partial ".visible .entry k("
 }
+
+@test "an error the backend reports as a diagnostic fails the run" {
+	run --separate-stderr nv-llc -arch=sm_90 "$FIXTURES/asm-bad-constraint.ll" -o "$BATS_TEST_TMPDIR/a.ptx"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nv-llc: error: cannot generate PTX: couldn't allocate output register for constraint 'Z'"
+	assert_file_not_exists "$BATS_TEST_TMPDIR/a.ptx"
+}
+
+@test "a fatal error inside LLVM is one line and exit 1, not an abort" {
+	run --separate-stderr nv-llc -arch=sm_90 "$FIXTURES/asm-i128-isel.ll" -o "$BATS_TEST_TMPDIR/b.ptx"
+	assert_equal "$status" 1
+	assert_one_error nv-llc
+	[[ "$stderr" == "nv-llc: error: LLVM: Cannot select: "*"(in function 'k')" ]] || fail "$stderr"
+	assert_file_not_exists "$BATS_TEST_TMPDIR/b.ptx"
+}

@@ -195,3 +195,36 @@ setup() {
 		assert_output --regexp " $k +[0-9]+ "
 	done
 }
+
+@test "a failed build removes a regular output file but never a device" {
+	run nvcc-lite -arch=sm_90 "$FIXTURES/use-before-def.ll" -o /dev/null
+	assert_equal "$status" 1
+	[ -c /dev/null ]
+}
+
+@test "-keep names each intermediate after the stage that wrote it" {
+	nv-opt "$(fixture_bc saxpy)" -o in.bc
+	run nvcc-lite -keep -arch=sm_90 in.bc -o in.ptx
+	assert_success
+	assert_file_exists in.0-nv-opt.bc
+	assert_file_not_exists in.0-cudafe.bc
+}
+
+@test "SIGTERM to nvcc-lite stops its stages and leaves no output" {
+	mkdir -p slow/bin
+	ln -s "$TOP/share" slow/share
+	cp "$TOP"/bin/nv-* "$TOP"/bin/nvcc-lite slow/bin/
+	# a stage that hangs until it is killed
+	printf '#!/bin/sh\necho $$ >%s/stage.pid\nexec sleep 30\n' "$BATS_TEST_TMPDIR" >slow/bin/nv-llc
+	chmod +x slow/bin/nv-llc
+	slow/bin/nvcc-lite -arch=sm_90 k.cu -o slow.ptx 2>/dev/null &
+	pid=$!
+	for _ in $(seq 100); do [ -s stage.pid ] && break; sleep 0.1; done
+	assert_file_exists stage.pid
+	kill -TERM "$pid"
+	wait "$pid" || true
+	for _ in $(seq 50); do kill -0 "$(cat stage.pid)" 2>/dev/null || break; sleep 0.1; done
+	run kill -0 "$(cat stage.pid)"
+	assert_failure
+	assert_file_not_exists slow.ptx
+}
