@@ -19,17 +19,49 @@ static const char *progname = "nv";
 static char *outputs[8];
 static char *llvm_err;
 
+/* Every message is one write(2) of a whole line: a stage stopped by a
+ * signal, or stages sharing a terminal, never leave half a line. */
+static void
+emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+emit(const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf)) {
+		n = sizeof(buf) - 1;
+		buf[n - 1] = '\n';
+	}
+	for (char *p = buf; n > 0;) {
+		ssize_t w = write(2, p, (size_t)n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		p += w;
+		n -= (int)w;
+	}
+}
+
 static void
 vmsg(const char *sev, const char *fmt, va_list ap)
 {
 	size_t n = strlen(fmt);
 	int err = errno;
+	char msg[3072];
 
-	fprintf(stderr, "%s: %s: ", progname, sev);
-	vfprintf(stderr, fmt, ap);
-	if (n && fmt[n - 1] == ':')
-		fprintf(stderr, " %s", strerror(err));
-	fputc('\n', stderr);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	emit("%s: %s: %s%s%s\n", progname, sev, msg, n && fmt[n - 1] == ':' ? " " : "",
+	     n && fmt[n - 1] == ':' ? strerror(err) : "");
 }
 
 const char *
@@ -63,12 +95,12 @@ nv_warn_fn(LLVMValueRef fn, const char *fmt, ...)
 {
 	va_list ap;
 	size_t len;
+	char msg[3072];
 
-	fprintf(stderr, "%s: warning: in function '%s': ", progname, LLVMGetValueName2(fn, &len));
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	emit("%s: warning: in function '%s': %s\n", progname, LLVMGetValueName2(fn, &len), msg);
 }
 
 static void
@@ -160,12 +192,11 @@ on_llvm_fatal(const char *reason)
 	int n = (int)strcspn(reason, "\n");
 
 	if (fn)
-		fprintf(stderr, "%s: error: LLVM: %.*s (in function '%.*s')\n", progname, n, reason,
+		emit("%s: error: LLVM: %.*s (in function '%.*s')\n", progname, n, reason,
 		        (int)strcspn(fn + 14, "\n"), fn + 14);
 	else
-		fprintf(stderr, "%s: error: LLVM: %.*s\n", progname, n, reason);
+		emit("%s: error: LLVM: %.*s\n", progname, n, reason);
 	remove_outputs();
-	fflush(stderr);
 	_exit(NV_EXIT_ERROR);
 }
 
@@ -217,12 +248,12 @@ on_llvm_diag(LLVMDiagnosticInfoRef di, void *ctx)
 		llvm_err = xstrdup(desc);
 		break;
 	case LLVMDSWarning:
-		fprintf(stderr, "%s: warning: %s\n", progname, desc);
+		emit("%s: warning: %s\n", progname, desc);
 		break;
 	case LLVMDSRemark:
 		/* LLVM's passes report only what -pass-remarks* asked for. */
 		if (rm.on[0] || rm.on[1] || rm.on[2])
-			fprintf(stderr, "%s: remark: %s\n", progname,
+			emit("%s: remark: %s\n", progname,
 			        strncmp(desc, "<unknown>:0:0: ", 15) ? desc : desc + 15);
 		break;
 	case LLVMDSNote:
@@ -357,13 +388,13 @@ nv_remark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValu
 	}
 	if (rm.on[kind] && regexec(&rm.re[kind], pass, 0, NULL, 0) == 0) {
 		if (*loc)
-			fprintf(stderr, "%s: remark: %s%s [%s=%s]\n", progname, loc, msg,
+			emit("%s: remark: %s%s [%s=%s]\n", progname, loc, msg,
 			        kind_flag[kind], pass);
 		else if (*fn)
-			fprintf(stderr, "%s: remark: in function '%s': %s [%s=%s]\n", progname, fn,
+			emit("%s: remark: in function '%s': %s [%s=%s]\n", progname, fn,
 			        msg, kind_flag[kind], pass);
 		else
-			fprintf(stderr, "%s: remark: %s [%s=%s]\n", progname, msg, kind_flag[kind],
+			emit("%s: remark: %s [%s=%s]\n", progname, msg, kind_flag[kind],
 			        pass);
 	}
 	if (!rm.yaml_fp)
