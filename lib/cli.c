@@ -44,7 +44,7 @@ match(const struct nv_option *o, const char *arg, const char **val)
 
 	if (strncmp(arg, o->name, n))
 		return 0;
-	if (o->type == NV_OPT_OLEVEL) {
+	if (o->type == NV_OPT_OLEVEL || (o->type == NV_OPT_LIST && n == 1 && arg[n] && arg[n] != '=')) {
 		*val = arg + n;
 		return arg[n] ? 2 : 0;
 	}
@@ -65,6 +65,7 @@ store(const struct nv_option *o, const char *flag, const char *val)
 		*(int *)o->dest = 1;
 		break;
 	case NV_OPT_STR:
+	case NV_OPT_OPTSTR:
 		*(const char **)o->dest = val;
 		break;
 	case NV_OPT_LIST:
@@ -99,7 +100,9 @@ try_table(const struct nv_cli *cli, const struct nv_option *t, int argc, char **
 			continue;
 		if (t->type == NV_OPT_FLAG && m == 2)
 			nv_usage_error("option '%s' takes no value", argv[*i]);
-		if (t->type != NV_OPT_FLAG && m == 1) {
+		if (t->type == NV_OPT_OPTSTR && m == 1)
+			v = "";
+		else if (t->type != NV_OPT_FLAG && m == 1) {
 			if (*i + 1 >= argc)
 				nv_usage_error("option '%s' needs a value", argv[*i]);
 			v = argv[++*i];
@@ -185,6 +188,8 @@ help_table(const struct nv_cli *cli, const struct nv_option *t)
 			snprintf(lhs, sizeof(lhs), "-%s0..3", t->name);
 		else if (t->type == NV_OPT_FLAG)
 			snprintf(lhs, sizeof(lhs), "-%s", t->name);
+		else if (t->type == NV_OPT_OPTSTR)
+			snprintf(lhs, sizeof(lhs), "-%s[=%s]", t->name, t->meta);
 		else
 			snprintf(lhs, sizeof(lhs), "-%s=%s", t->name, t->meta ? t->meta : "VALUE");
 		printf("  %-28s %s\n", lhs, t->help);
@@ -260,5 +265,7 @@ nv_cli_parse(struct nv_cli *cli, int argc, char **argv)
 	cli->force = want_force;
 	if (nv_remarks_setup(remark_pat[0], remark_pat[1], remark_pat[2], remark_yaml))
 		nv_exit(NV_EXIT_USAGE);
+	if (cli->before_llvm)
+		cli->before_llvm();
 	nv_knobs_apply_llvm();
 }

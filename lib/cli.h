@@ -15,6 +15,7 @@ enum nv_opt_type {
 	NV_OPT_INT,    /* like STR, parsed into a long long dest within lo..hi */
 	NV_OPT_OLEVEL, /* -O0..-O3: int dest */
 	NV_OPT_LIST,   /* -name=V, repeatable: struct nv_strv dest */
+	NV_OPT_OPTSTR, /* -name ("" in the const char * dest) or -name=V */
 };
 
 struct nv_option {
@@ -33,6 +34,7 @@ struct nv_cli {
 	int writes_bitcode;      /* offer -S and -f */
 	int many_inputs;         /* accept more than one positional */
 	const struct nv_option *opts; /* terminated by a NULL name */
+	void (*before_llvm)(void); /* map options to LLVM knobs before they apply */
 	/* filled in by nv_cli_parse */
 	const char **input;      /* positional arguments ("-" if none) */
 	size_t ninput;

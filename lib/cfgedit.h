@@ -1,0 +1,24 @@
+#ifndef NV_CFGEDIT_H
+#define NV_CFGEDIT_H
+/*
+ * cfgedit: CFG surgery that LLVM-C lacks.  Every function keeps the IR
+ * valid: phis are updated whenever an edge disappears.
+ */
+#include <llvm-c/Types.h>
+
+/* Drop the incoming entries of bb's phis for the edge from pred, keeping
+ * the first `keep` of them (a br with both targets equal has two). */
+void nv_phi_drop_edge(LLVMBasicBlockRef bb, LLVMBasicBlockRef pred, unsigned keep);
+/* Turn a br/switch of bb on a constant into an unconditional br; 1 if changed. */
+int nv_cfg_fold_terminator(LLVMBasicBlockRef bb);
+/* Delete the blocks of fn not reachable from its entry; for each, before it
+ * goes, call on_delete(block, index in the function, arg).  Returns how many. */
+unsigned nv_cfg_delete_unreachable(LLVMValueRef fn,
+                                   void (*on_delete)(LLVMBasicBlockRef, unsigned, void *),
+                                   void *arg);
+/* Erase instructions without uses or side effects until none is left; count. */
+unsigned nv_cfg_erase_dead(LLVMValueRef fn);
+/* Fold (nv_fold) every instruction of fn that folds, until none does; count. */
+unsigned nv_cfg_fold_all(LLVMValueRef fn);
+
+#endif
