@@ -1,0 +1,87 @@
+/* nv-link: link modules into one; optionally bring in what they need of libdevice. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+
+#include "cli.h"
+#include "diag.h"
+#include "io.h"
+#include "knobs.h"
+#include "link.h"
+#include "util.h"
+
+static const char *libdevice; /* "" = search for it */
+
+static const struct nv_option opts[] = {
+	{ "libdevice", NV_OPT_OPTSTR, &libdevice, "PATH", "link the libdevice functions the module calls, from PATH or $CUDA_PATH/nvvm/libdevice (default CUDA_PATH /usr/local/cuda)" },
+	{ NULL },
+};
+
+static int
+link_libdevice(LLVMModuleRef m)
+{
+	LLVMValueRef use = nv_libdevice_first_use(m);
+	char *path;
+	unsigned n;
+	size_t len;
+	int rc;
+
+	if (!use)
+		return 0; /* nothing to bring in: do not even read it */
+	path = nv_libdevice_path(*libdevice ? libdevice : NULL);
+	if (!path) {
+		if (*libdevice)
+			nv_error("cannot find libdevice at '%s'", libdevice);
+		else
+			nv_error("the module calls '%s' but libdevice was not found: give --libdevice=PATH "
+			         "or set CUDA_PATH", LLVMGetValueName2(use, &len));
+		return -1;
+	}
+	rc = nv_link_libdevice(m, path, &n);
+	if (!rc)
+		nv_remark(NV_REMARK_ANALYSIS, "nv-link", "LibdeviceSummary", NULL,
+		          "%u functions linked from '%s'", n, path);
+	free(path);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct nv_cli cli = {
+		.summary = "Links LLVM modules (bitcode or text IR; '-' is stdin) into one.  With\n"
+		           "--libdevice, the libdevice functions they call are linked in, made\n"
+		           "internal, and everything else of libdevice is left out.",
+		.inputs = "[input...]",
+		.stage = NV_STAGE_LINK,
+		.writes_bitcode = 1,
+		.many_inputs = 1,
+		.opts = opts,
+	};
+	LLVMContextRef ctx;
+	LLVMModuleRef m;
+	int rc = 0, stdin_seen = 0;
+
+	nv_diag_init(argv[0]);
+	nv_cli_parse(&cli, argc, argv);
+	for (size_t i = 0; i < cli.ninput; i++)
+		if (!strcmp(cli.input[i], "-") && stdin_seen++)
+			nv_usage_error("standard input ('-') can be read only once");
+	ctx = LLVMContextCreate();
+	if (nv_io_read_module(ctx, cli.input[0], &m))
+		nv_exit(NV_EXIT_ERROR);
+	for (size_t i = 1; i < cli.ninput && !rc; i++) {
+		LLVMModuleRef src;
+
+		rc = nv_io_read_module(ctx, cli.input[i], &src) ||
+		     nv_link_modules(m, src, strcmp(cli.input[i], "-") ? cli.input[i] : "<stdin>");
+	}
+	if (!rc && libdevice)
+		rc = link_libdevice(m);
+	rc = rc || nv_io_verify(m, "linked module") ||
+	     nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
+	LLVMDisposeModule(m);
+	LLVMContextDispose(ctx);
+	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);
+}

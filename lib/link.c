@@ -1,0 +1,173 @@
+#include "link.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Linker.h>
+
+#include "diag.h"
+#include "io.h"
+#include "util.h"
+
+#define PASS "nv-link"
+
+int
+nv_link_modules(LLVMModuleRef dst, LLVMModuleRef src, const char *src_name)
+{
+	const char *t1 = LLVMGetTarget(dst), *t2 = LLVMGetTarget(src);
+	const char *d1 = LLVMGetDataLayoutStr(dst), *d2 = LLVMGetDataLayoutStr(src);
+	char *err;
+
+	if (*t1 && *t2 && strcmp(t1, t2)) {
+		nv_error("cannot link '%s': its target '%s' is not '%s'", src_name, t2, t1);
+		LLVMDisposeModule(src);
+		return -1;
+	}
+	if (*d1 && *d2 && strcmp(d1, d2)) {
+		nv_error("cannot link '%s': its data layout '%s' is not '%s'", src_name, d2, d1);
+		LLVMDisposeModule(src);
+		return -1;
+	}
+	if (!LLVMLinkModules2(dst, src))
+		return 0;
+	err = nv_llvm_error();
+	nv_error("cannot link '%s': %s", src_name, err ? err : "the linker failed");
+	free(err);
+	return -1;
+}
+
+static int
+exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *
+nv_libdevice_path(const char *path)
+{
+	const char *cuda = getenv("CUDA_PATH");
+	char *p;
+
+	if (path)
+		return exists(path) ? xstrdup(path) : NULL;
+	p = xasprintf("%s/nvvm/libdevice/libdevice.10.bc", cuda ? cuda : "/usr/local/cuda");
+	if (exists(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+static int
+is_libdevice_name(LLVMValueRef f)
+{
+	size_t len;
+	const char *n = LLVMGetValueName2(f, &len);
+
+	return len > 5 && !strncmp(n, "__nv_", 5);
+}
+
+LLVMValueRef
+nv_libdevice_first_use(LLVMModuleRef m)
+{
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (LLVMIsDeclaration(f) && is_libdevice_name(f) && LLVMGetFirstUse(f))
+			return f;
+	return NULL;
+}
+
+/* Delete the internal functions and globals of m that nothing uses, until
+ * none is left (a deleted body can free others). */
+static void
+drop_unused_internals(LLVMModuleRef m)
+{
+	int again = 1;
+
+	while (again) {
+		LLVMValueRef next;
+
+		again = 0;
+		for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = next) {
+			LLVMLinkage l = LLVMGetLinkage(f);
+
+			next = LLVMGetNextFunction(f);
+			if ((l == LLVMInternalLinkage || l == LLVMPrivateLinkage ||
+			     (LLVMIsDeclaration(f) && !LLVMGetIntrinsicID(f))) && !LLVMGetFirstUse(f)) {
+				LLVMDeleteFunction(f);
+				again = 1;
+			}
+		}
+		for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = next) {
+			LLVMLinkage l = LLVMGetLinkage(g);
+
+			next = LLVMGetNextGlobal(g);
+			if ((l == LLVMInternalLinkage || l == LLVMPrivateLinkage) && !LLVMGetFirstUse(g)) {
+				LLVMDeleteGlobal(g);
+				again = 1;
+			}
+		}
+	}
+}
+
+/* Keep in ld only what m calls: every other definition becomes internal
+ * and, unused, goes.  Returns the names kept (NULL-terminated). */
+static char **
+prune(LLVMModuleRef ld, LLVMModuleRef m)
+{
+	struct nv_strv kept = { 0 };
+	size_t len;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(ld); f; f = LLVMGetNextFunction(f)) {
+		const char *name = LLVMGetValueName2(f, &len);
+		LLVMValueRef want = LLVMGetNamedFunction(m, name);
+
+		if (LLVMIsDeclaration(f))
+			continue;
+		if (want && LLVMIsDeclaration(want))
+			nv_strv_push(&kept, name);
+		else
+			LLVMSetLinkage(f, LLVMInternalLinkage);
+	}
+	for (LLVMValueRef g = LLVMGetFirstGlobal(ld); g; g = LLVMGetNextGlobal(g))
+		if (!LLVMIsDeclaration(g))
+			LLVMSetLinkage(g, LLVMInternalLinkage);
+	drop_unused_internals(ld);
+	return kept.v ? kept.v : xcalloc(1, sizeof(char *));
+}
+
+int
+nv_link_libdevice(LLVMModuleRef m, const char *path, unsigned *nfuncs)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	LLVMModuleRef ld;
+	char **kept;
+	int rc;
+
+	*nfuncs = 0;
+	if (nv_io_read_module(ctx, path, &ld))
+		return -1;
+	LLVMSetTarget(ld, LLVMGetTarget(m));
+	LLVMSetDataLayout(ld, LLVMGetDataLayoutStr(m));
+	kept = prune(ld, m);
+	rc = nv_link_modules(m, ld, path);
+	for (char **k = kept; !rc && *k; k++) {
+		LLVMValueRef f = LLVMGetNamedFunction(m, *k);
+
+		if (f && !LLVMIsDeclaration(f)) {
+			LLVMSetLinkage(f, LLVMInternalLinkage);
+			++*nfuncs;
+			nv_remark(NV_REMARK_PASSED, PASS, "LibdeviceLinked", f, "linked '%s' from libdevice",
+			          *k);
+		}
+	}
+	for (char **k = kept; *k; k++)
+		free(*k);
+	free(kept);
+	if (rc)
+		return -1;
+	drop_unused_internals(m);
+	return 0;
+}

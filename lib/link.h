@@ -1,0 +1,29 @@
+#ifndef NV_LINK_H
+#define NV_LINK_H
+/*
+ * link: joining modules, and libdevice.
+ *
+ * nv_link_modules is LLVMLinkModules2 with the checks it leaves to
+ * warnings: both modules must be for the same target triple and data
+ * layout.  nv_link_libdevice brings in only the libdevice functions a
+ * module calls (transitively), makes them internal and drops the rest, as
+ * cicc does; libdevice's own triple (nvptx64-nvidia-gpulibs) and data
+ * layout are replaced by the module's before linking, so no warning.
+ *
+ * nv-split's linkage records (a later stage) are restored after the
+ * modules are joined and before libdevice is linked.
+ */
+#include <llvm-c/Types.h>
+
+/* Link src (consumed) into dst; src_name names it in errors.  0 or -1. */
+int nv_link_modules(LLVMModuleRef dst, LLVMModuleRef src, const char *src_name);
+/* The libdevice file: path if given, else under $CUDA_PATH or /usr/local/cuda;
+ * NULL if none exists.  Caller frees. */
+char *nv_libdevice_path(const char *path);
+/* The first __nv_* function m declares without defining, or NULL. */
+LLVMValueRef nv_libdevice_first_use(LLVMModuleRef m);
+/* Link what m calls of libdevice at path; *nfuncs = how many functions it
+ * called (their callees come along).  0 or -1. */
+int nv_link_libdevice(LLVMModuleRef m, const char *path, unsigned *nfuncs);
+
+#endif

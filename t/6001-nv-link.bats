@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# nv-link: joining modules, its errors, and libdevice (only what is called).
+
+load helper
+
+LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
+
+@test "two modules link into one, the declaration resolved" {
+	run nv-link -S "$FIXTURES/link-a.ll" "$FIXTURES/link-b.ll"
+	assert_success
+	assert_output --partial "define i32 @helper(i32 %x)"
+	assert_output --partial "define ptx_kernel void @k(ptr %p)"
+	refute_output --partial "declare i32 @helper"
+}
+
+@test "standard input is '-', and only once" {
+	run nv-link -S - "$FIXTURES/link-b.ll" <"$FIXTURES/link-a.ll"
+	assert_success
+	assert_output --partial "define i32 @helper"
+	run --separate-stderr nv-link - - </dev/null
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nv-link: error: standard input ('-') can be read only once"
+}
+
+@test "two definitions of one function are one error line" {
+	run --separate-stderr nv-link "$FIXTURES/link-b.ll" "$FIXTURES/link-b.ll" -o "$BATS_TEST_TMPDIR/x.bc"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nv-link: error: cannot link '$FIXTURES/link-b.ll': Linking globals named 'helper': symbol multiply defined!"
+	assert_file_not_exists "$BATS_TEST_TMPDIR/x.bc"
+}
+
+@test "modules for different targets or data layouts are refused" {
+	run --separate-stderr nv-link "$FIXTURES/link-a.ll" "$FIXTURES/link-host.ll"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nv-link: error: cannot link '$FIXTURES/link-host.ll': its target 'x86_64-pc-linux-gnu' is not 'nvptx64-nvidia-cuda'"
+	run --separate-stderr nv-link "$FIXTURES/libdevice-user.ll" "$FIXTURES/link-b.ll" -o /dev/null
+	assert_success
+	sed 's/^target triple.*/&\ntarget datalayout = "e-i64:64"/' "$FIXTURES/link-b.ll" >"$BATS_TEST_TMPDIR/dl.ll"
+	run --separate-stderr nv-link "$FIXTURES/libdevice-user.ll" "$BATS_TEST_TMPDIR/dl.ll"
+	assert_equal "$status" 1
+	[[ "$stderr" == "nv-link: error: cannot link '$BATS_TEST_TMPDIR/dl.ll': its data layout 'e-i64:64' is not "* ]] || fail "$stderr"
+}
+
+@test "--libdevice brings in only the functions called, internal, with no warning" {
+	[ -f "$LIBDEVICE" ] || skip "CUDA's libdevice is not installed"
+	run --separate-stderr nv-link --libdevice -S "$FIXTURES/libdevice-user.ll"
+	assert_success
+	assert_equal "$stderr" ""
+	# __nv_sinf and __nv_sqrtf, as internal definitions, and nothing else of libdevice
+	[ "$(grep -c '^define internal .*@__nv_' <<<"$output")" -eq 2 ] || fail "$(grep '^define' <<<"$output")"
+	refute_line --regexp '^declare .*@__nv_'
+	refute_output --partial "gpulibs"
+	assert_output --partial 'target triple = "nvptx64-nvidia-cuda"'
+	# and what nothing uses is gone: the unused helper, libdevice's tables
+	refute_output --partial "unused_helper"
+}
+
+@test "--libdevice=PATH reads that file, and a missing one is an error" {
+	[ -f "$LIBDEVICE" ] || skip "CUDA's libdevice is not installed"
+	cp "$LIBDEVICE" "$BATS_TEST_TMPDIR/ld.bc"
+	run nv-link --libdevice="$BATS_TEST_TMPDIR/ld.bc" -S "$FIXTURES/libdevice-user.ll"
+	assert_success
+	assert_output --partial "define internal float @__nv_sinf"
+	run --separate-stderr nv-link --libdevice="$BATS_TEST_TMPDIR/none.bc" "$FIXTURES/libdevice-user.ll"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nv-link: error: cannot find libdevice at '$BATS_TEST_TMPDIR/none.bc'"
+}
+
+@test "without CUDA, a module calling __nv_* gets an error naming --libdevice=PATH" {
+	run --separate-stderr env CUDA_PATH=/nonexistent "$TOP/bin/nv-link" --libdevice "$FIXTURES/libdevice-user.ll"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nv-link: error: the module calls '__nv_sinf' but libdevice was not found: give --libdevice=PATH or set CUDA_PATH"
+}
+
+@test "a module calling no __nv_* function does not need libdevice at all" {
+	run env CUDA_PATH=/nonexistent "$TOP/bin/nv-link" --libdevice -S "$FIXTURES/link-b.ll"
+	assert_success
+	assert_output --partial "define i32 @helper"
+}
+
+@test "libdevice linking is reported as remarks" {
+	[ -f "$LIBDEVICE" ] || skip "CUDA's libdevice is not installed"
+	run --separate-stderr nv-link --libdevice -pass-remarks=nv-link -pass-remarks-analysis=nv-link \
+		"$FIXTURES/libdevice-user.ll" -o /dev/null
+	assert_success
+	[[ "$stderr" == *"linked '__nv_sinf' from libdevice"* ]] || fail "$stderr"
+	[[ "$stderr" == *"2 functions linked from '$LIBDEVICE'"* ]] || fail "$stderr"
+}
