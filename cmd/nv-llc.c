@@ -19,8 +19,8 @@
 #define PTX_KERNEL_CC 71 /* LLVM's ptx_kernel calling convention */
 
 static const char *arch = NV_DEFAULT_ARCH;
-static int olevel = 3, lineinfo, cubin;
-static long long maxreg;
+static int olevel = 3, lineinfo, cubin, fast_math;
+static long long maxreg, ftz = -1, prec_div = 1, prec_sqrt = 1, fmad = 1;
 
 static const struct nv_option opts[] = {
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "GPU to generate code for (default " NV_DEFAULT_ARCH ", as nvcc 13)" },
@@ -28,8 +28,43 @@ static const struct nv_option opts[] = {
 	{ "maxrregcount", NV_OPT_INT, &maxreg, "N", "at most N registers per thread in kernels (.maxnreg)", 1, 255 },
 	{ "lineinfo", NV_OPT_FLAG, &lineinfo, NULL, "keep line tables (.loc) from the module's debug info" },
 	{ "cubin", NV_OPT_FLAG, &cubin, NULL, "assemble with ptxas and write a cubin instead of PTX" },
+	{ "ftz", NV_OPT_INT, &ftz, "0|1", "flush f32 denormals to zero (.ftz); default: as the module's functions say", 0, 1 },
+	{ "prec-div", NV_OPT_INT, &prec_div, "0|1", "f32 division: 1 IEEE div.rn (default), 0 div.full", 0, 1 },
+	{ "prec-sqrt", NV_OPT_INT, &prec_sqrt, "0|1", "f32 square root: 1 sqrt.rn (default), 0 sqrt.approx", 0, 1 },
+	{ "fmad", NV_OPT_INT, &fmad, "0|1", "contract multiply-add into fma (default 1)", 0, 1 },
+	{ "fast-math", NV_OPT_FLAG, &fast_math, NULL, "f32 division as div.approx (nvcc --use_fast_math)" },
 	{ NULL },
 };
+
+/* The precision options are LLVM's NVPTX knobs underneath; a knob given
+ * explicitly wins. */
+static void
+precision_knobs(void)
+{
+	const char *why;
+
+	if (!nv_knob_is_set(NV_KNOB_NVPTX_PREC_DIVF32) && (fast_math || !prec_div))
+		nv_knob_set(NV_KNOB_NVPTX_PREC_DIVF32, fast_math ? "0" : "1", &why);
+	if (!nv_knob_is_set(NV_KNOB_NVPTX_PREC_SQRTF32) && !prec_sqrt)
+		nv_knob_set(NV_KNOB_NVPTX_PREC_SQRTF32, "0", &why);
+	if (!nv_knob_is_set(NV_KNOB_NVPTX_FMA_LEVEL) && !fmad)
+		nv_knob_set(NV_KNOB_NVPTX_FMA_LEVEL, "0", &why);
+}
+
+/* -ftz decides the f32 denormal mode of every function, as clang's
+ * -fgpu-flush-denormals-to-zero would have. */
+static void
+set_ftz(LLVMModuleRef m)
+{
+	const char *mode = ftz ? "preserve-sign,preserve-sign" : "ieee,ieee";
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f))
+			LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+			                        LLVMCreateStringAttribute(ctx, "denormal-fp-math-f32", 20,
+			                                                  mode, (unsigned)strlen(mode)));
+}
 
 /* -maxrregcount becomes .maxnreg on every kernel that asks for no fewer. */
 static void
@@ -135,6 +170,7 @@ main(int argc, char **argv)
 		.inputs = "[input]",
 		.stage = NV_STAGE_LLC,
 		.opts = opts,
+		.before_llvm = precision_knobs,
 	};
 	const struct nv_arch *a;
 	LLVMContextRef ctx;
@@ -156,6 +192,8 @@ main(int argc, char **argv)
 	rc = nv_target_adopt(m, tm);
 	if (!rc && maxreg)
 		limit_registers(m);
+	if (!rc && ftz >= 0)
+		set_ftz(m);
 	if (!rc && !lineinfo)
 		LLVMStripModuleDebugInfo(m);
 	rc = rc || emit_ptx(m, tm, &ptx);

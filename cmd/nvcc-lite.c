@@ -31,10 +31,11 @@ static struct {
 	const char *input, *output, *arch, *keep_dir;
 	enum out_kind out;
 	int olevel, verbose, dryrun, keep, lineinfo, help, version, list_knobs;
+	int ftz, prec_div, prec_sqrt, fmad, fast_math; /* -1: not given */
 	long long maxreg;
 	struct nv_strv cpp;     /* -I -D -U for the front end */
 	struct nv_strv xcicc;   /* -Xcicc arguments */
-} o = { .arch = NV_DEFAULT_ARCH, .olevel = 3 };
+} o = { .arch = NV_DEFAULT_ARCH, .olevel = 3, .ftz = -1, .prec_div = -1, .prec_sqrt = -1, .fmad = -1 };
 
 enum kind { FLAG, VALUE, JOINED_OR_VALUE };
 
@@ -63,6 +64,23 @@ static void add_D(const char *v) { nv_strv_pushf(&o.cpp, "-D%s", v); }
 static void add_U(const char *v) { nv_strv_pushf(&o.cpp, "-U%s", v); }
 static void add_xcicc(const char *v) { nv_strv_push(&o.xcicc, v); }
 
+/* nvcc's booleans: true/false (and 1/0). */
+static int
+boolean(const char *flag, const char *v)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "1"))
+		return 1;
+	if (!strcmp(v, "false") || !strcmp(v, "0"))
+		return 0;
+	nv_usage_error("invalid value '%s' for %s: expected true or false", v, flag);
+}
+
+static void set_ftz(const char *v) { o.ftz = boolean("-ftz", v); }
+static void set_prec_div(const char *v) { o.prec_div = boolean("-prec-div", v); }
+static void set_prec_sqrt(const char *v) { o.prec_sqrt = boolean("-prec-sqrt", v); }
+static void set_fmad(const char *v) { o.fmad = boolean("-fmad", v); }
+static void set_fast_math(const char *v) { (void)v; o.fast_math = 1; }
+
 static void
 set_maxreg(const char *v)
 {
@@ -90,6 +108,11 @@ static const struct flag flags[] = {
 	{ "-U", "--undefine-macro", JOINED_OR_VALUE, "NAME", "undefine a preprocessor macro", add_U },
 	{ "-maxrregcount", "--maxrregcount", VALUE, "N", "at most N registers per thread in kernels", set_maxreg },
 	{ "-lineinfo", "--generate-line-info", FLAG, NULL, "keep source line information in the PTX", set_lineinfo },
+	{ "-ftz", "--ftz", VALUE, "true|false", "flush f32 denormals to zero (default false)", set_ftz },
+	{ "-prec-div", "--prec-div", VALUE, "true|false", "IEEE-rounded f32 division (default true)", set_prec_div },
+	{ "-prec-sqrt", "--prec-sqrt", VALUE, "true|false", "IEEE-rounded f32 square root (default true)", set_prec_sqrt },
+	{ "-fmad", "--fmad", VALUE, "true|false", "contract multiply-add into fma (default true)", set_fmad },
+	{ "-use_fast_math", "--use_fast_math", FLAG, NULL, "-ftz=true -prec-div=false -prec-sqrt=false -fmad=true, fast transcendentals", set_fast_math },
 	{ "-Xcicc", "--Xcicc", VALUE, "KNOB", "pass a knob (-name=value) to the stage that owns it", add_xcicc },
 	{ "-v", "--verbose", FLAG, NULL, "print each command before running it", set_verbose },
 	{ "-dryrun", "--dryrun", FLAG, NULL, "print the commands as a shell script and run nothing", set_dryrun },
@@ -280,6 +303,12 @@ front_end(const char *dir)
 	nv_strv_push(av, "-disable-llvm-passes");
 	if (o.lineinfo)
 		nv_strv_push(av, "-gline-tables-only");
+	if (o.ftz == 1)
+		nv_strv_push(av, "-fgpu-flush-denormals-to-zero");
+	if (o.fmad == 0)
+		nv_strv_push(av, "-ffp-contract=off");
+	if (o.fast_math)
+		nv_strv_push(av, "-fgpu-approx-transcendentals");
 	for (size_t i = 0; i < o.cpp.n; i++)
 		nv_strv_push(av, o.cpp.v[i]);
 	nv_strv_push(av, "-emit-llvm");
@@ -364,7 +393,19 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 	free(args);
 	if (s->takes_arch)
 		nv_strv_pushf(av, "-arch=%s", o.arch);
+	if (s->stage == NV_STAGE_REFLECT || s->stage == NV_STAGE_LLC) {
+		if (o.ftz >= 0)
+			nv_strv_pushf(av, "-ftz=%d", o.ftz);
+		if (o.prec_div == 0)
+			nv_strv_push(av, "-prec-div=0");
+		if (o.prec_sqrt == 0)
+			nv_strv_push(av, "-prec-sqrt=0");
+	}
 	if (s->stage == NV_STAGE_LLC) {
+		if (o.fmad == 0)
+			nv_strv_push(av, "-fmad=0");
+		if (o.fast_math)
+			nv_strv_push(av, "-fast-math");
 		if (o.maxreg)
 			nv_strv_pushf(av, "-maxrregcount=%lld", o.maxreg);
 		if (o.lineinfo)
@@ -452,6 +493,12 @@ main(int argc, char **argv)
 		nv_usage_error("unsupported GPU architecture '%s'; did you mean '%s'?", o.arch,
 		               nv_target_suggest(o.arch));
 	o.arch = nv_target_arch(o.arch)->name;
+	if (o.fast_math) {
+		/* nvcc: --use_fast_math -> -ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1 -fast-math */
+		o.ftz = o.ftz < 0 ? 1 : o.ftz;
+		o.prec_div = o.prec_div < 0 ? 0 : o.prec_div;
+		o.prec_sqrt = o.prec_sqrt < 0 ? 0 : o.prec_sqrt;
+	}
 	check_knobs();
 	ext = ext_of(o.input);
 	if (strcmp(ext, "cu") && strcmp(ext, "bc") && strcmp(ext, "ll"))

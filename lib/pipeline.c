@@ -8,7 +8,9 @@
 #define OPT ((1u << NV_PIPE_O1) | (1u << NV_PIPE_O2) | (1u << NV_PIPE_O3))
 
 const struct nv_pipe_step nv_pipe_steps[] = {
-	/* prog      stage          in   args            arch */
+	/* prog          stage              in   args           arch */
+	{ "nv-link", NV_STAGE_LINK, ALL, "--libdevice", 0 },
+	{ "nv-reflect", NV_STAGE_REFLECT, ALL, "", 1 },
 	{ "nv-opt", NV_STAGE_OPT, OPT, "-O%O", 1 },
 	{ "nv-llc", NV_STAGE_LLC, ALL, "-O%O", 1 },
 	{ NULL, 0, 0, NULL, 0 },

@@ -5,7 +5,7 @@ load helper
 
 # options PROG: every option name in PROG --help ("-o", "-arch", "-O").
 options() {
-	"$1" --help | sed -n 's/^  \(-[A-Za-z][^ ,=]*\).*/\1/p' | sed 's/0\.\.3$//'
+	"$1" --help | sed -n 's/^  \(-[A-Za-z][^ ,=[]*\).*/\1/p' | sed 's/0\.\.3$//'
 }
 
 @test "every program has a man page that documents each of its options and knobs" {
@@ -25,7 +25,7 @@ options() {
 		known=$(options "$p"; "$p" --help | sed -n 's/.*, \(--[a-z-]*\).*/\1/p')
 		# the tags of the OPTIONS and KNOBS sections: the line after each .TP
 		for opt in $(sed -n '/^\.SH OPTIONS/,/^\.SH EXIT/p' "$man" | awk '/^\.T[PQ]/ { getline; print }' |
-			sed -n 's/^\.B[IR]\{0,1\} \\\(-[A-Za-z][A-Za-z0-9\\-]*\).*/\1/p' | sed 's/\\-/-/g; s/=$//'); do
+			sed -n 's/^\.B[IR]\{0,1\} \\\(-[A-Za-z][A-Za-z0-9_\\-]*\).*/\1/p' | sed 's/\\-/-/g; s/=$//'); do
 			grep -qxF -- "$opt" <<<"$known" || grep -qxF -- "-${opt#-}" <<<"$(nvcc-lite --list-knobs | cut -f1 | sed 's/^/-/')" ||
 				fail "$p: $man documents $opt, which --help does not list"
 		done

@@ -36,10 +36,13 @@ setup() {
 	done
 }
 
-@test "-O0 runs nvopt<O0>: no nv-opt, and the PTX keeps the local stack" {
+@test "-O0 runs nvopt<O0>: link, reflect, codegen; the PTX keeps the local stack" {
 	run nvcc-lite -O0 -arch=sm_90 k.cu -o k0.ptx -v
 	assert_success
 	refute_output --partial "nv-opt"
+	assert_output --regexp "nv-link --libdevice \|
+#\\$ [^ ]*/nv-reflect -arch=sm_90 \|
+#\\$ [^ ]*/nv-llc -O0 -arch=sm_90 -o k0.ptx"
 	grep -q 'local_depot' k0.ptx
 	nvcc-lite -O3 -arch=sm_90 k.cu -o k3.ptx
 	! grep -q 'local_depot' k3.ptx
@@ -71,8 +74,9 @@ setup() {
 @test "-keep leaves every intermediate, and -keep-dir puts them in a directory" {
 	run nvcc-lite -keep -arch=sm_90 k.cu -o kept.ptx
 	assert_success
-	assert_file_exists k.0-cudafe.bc
-	assert_file_exists k.1-nv-opt.bc
+	for f in k.0-cudafe.bc k.1-nv-link.bc k.2-nv-reflect.bc k.3-nv-opt.bc; do
+		assert_file_exists "$f"
+	done
 	mkdir kd
 	run nvcc-lite -keep-dir kd -arch=sm_90 k.cu -o kd.ptx
 	assert_success
@@ -93,8 +97,12 @@ setup() {
 	echo stale >bad.ptx
 	run --separate-stderr nvcc-lite -arch=sm_90 "$FIXTURES/use-before-def.ll" -o bad.ptx
 	assert_equal "$status" 1
-	[[ "$stderr" == *"nv-opt: error: input module"*"does not dominate"* ]] || fail "$stderr"
-	[[ "$stderr" == *"nvcc-lite: error: nv-opt failed with exit status 1"* ]] || fail "$stderr"
+	[[ "$stderr" == *"nv-link: error: input module"*"does not dominate"* ]] || fail "$stderr"
+	[[ "$stderr" == *"nvcc-lite: error: nv-link failed with exit status 1"* ]] || fail "$stderr"
+	# every line on stderr is whole: program, severity, message
+	while IFS= read -r line; do
+		[[ "$line" =~ ^nv(cc-lite|-[a-z]+):\ error:\ .+ ]] || fail "broken line: '$line'"
+	done <<<"$stderr"
 	assert_file_not_exists bad.ptx
 }
 
@@ -206,7 +214,7 @@ setup() {
 	nv-opt "$(fixture_bc saxpy)" -o in.bc
 	run nvcc-lite -keep -arch=sm_90 in.bc -o in.ptx
 	assert_success
-	assert_file_exists in.0-nv-opt.bc
+	assert_file_exists in.0-nv-link.bc
 	assert_file_not_exists in.0-cudafe.bc
 }
 
@@ -227,4 +235,60 @@ setup() {
 	run kill -0 "$(cat stage.pid)"
 	assert_failure
 	assert_file_not_exists slow.ptx
+}
+
+# sqrt, division, rsqrt and sin opcodes, as nvcc -ptx picks them per flag set
+opcodes() {
+	grep -oE '\b(sqrt|div|rsqrt|sin)\.[a-z0-9.]+' "$1" | sort | uniq -c | tr -s ' \n' ' '
+}
+
+@test "math opcodes match nvcc for the default flags, -ftz, -prec-sqrt, -prec-div, -fmad and --use_fast_math" {
+	command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "nvcc is not installed"
+	[ -f /usr/local/cuda/nvvm/libdevice/libdevice.10.bc ] || skip "libdevice is not installed"
+	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+	cp "$FIXTURES/math.cu" m.cu
+	table=""
+	for flags in "" "-ftz=true" "-prec-sqrt=false" "-prec-div=false" "-fmad=false" "--use_fast_math"; do
+		nvcc-lite -arch=sm_90 $flags m.cu -o ours.ptx
+		"$nvcc" -ptx -arch=sm_90 $flags m.cu -o theirs.ptx
+		table+="[$flags] ours: $(opcodes ours.ptx)| nvcc: $(opcodes theirs.ptx)"$'\n'
+		[ "$(opcodes ours.ptx)" = "$(opcodes theirs.ptx)" ] || fail "$table"
+	done
+	echo "$table" >&3
+}
+
+@test "a libdevice-heavy kernel leaves no reflect and no libdevice function in the PTX" {
+	[ -f /usr/local/cuda/nvvm/libdevice/libdevice.10.bc ] || skip "libdevice is not installed"
+	cp "$FIXTURES/math.cu" m.cu
+	nvcc-lite -arch=sm_90 m.cu -o m.ptx
+	! grep -q 'reflect' m.ptx
+	! grep -q '\.func' m.ptx
+	have_ptxas || skip "ptxas is not installed"
+	run "$(ptxas_bin)" -arch=sm_90 m.ptx -o /dev/null
+	assert_success
+	nvcc-lite -O0 -arch=sm_90 m.cu -o m0.ptx
+	run "$(ptxas_bin)" -arch=sm_90 m0.ptx -o /dev/null
+	assert_success
+	# at -O0 nothing is inlined: exactly the five functions called remain
+	[ "$(grep -c '^.func .*__nv_[a-z]*($' m0.ptx)" -eq 5 ] || fail "$(grep '^.func' m0.ptx)"
+}
+
+@test "--use_fast_math sets ftz, prec-div, prec-sqrt and fast transcendentals on every stage" {
+	run nvcc-lite -dryrun -arch=sm_90 --use_fast_math k.cu
+	assert_success
+	assert_output --partial "-fgpu-flush-denormals-to-zero"
+	assert_output --partial "-fgpu-approx-transcendentals"
+	assert_output --regexp "nv-reflect -arch=sm_90 -ftz=1 -prec-div=0 -prec-sqrt=0"
+	assert_output --regexp "nv-llc -O3 -arch=sm_90 -ftz=1 -prec-div=0 -prec-sqrt=0 -fast-math"
+	run nvcc-lite -dryrun --use_fast_math -prec-sqrt=true k.cu
+	assert_output --regexp "nv-reflect -arch=sm_75 -ftz=1 -prec-div=0 \|"
+}
+
+@test "precision flags take true or false" {
+	run --separate-stderr nvcc-lite -ftz=maybe k.cu
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nvcc-lite: error: invalid value 'maybe' for -ftz: expected true or false"
+	run nvcc-lite -ftz true -prec-div=0 -fmad=false -arch=sm_90 k.cu -o f.ptx
+	assert_success
+	grep -q 'div.full.ftz.f32' f.ptx
 }
