@@ -38,7 +38,8 @@ link_libdevice(LLVMModuleRef m)
 			         "or set CUDA_PATH", LLVMGetValueName2(use, &len));
 		return -1;
 	}
-	rc = nv_link_libdevice(m, path, &n);
+	/* The one in the CUDA installation is trusted; a file named by the user is not. */
+	rc = nv_link_libdevice(m, path, !*libdevice, &n);
 	if (!rc)
 		nv_remark(NV_REMARK_ANALYSIS, "nv-link", "LibdeviceSummary", NULL,
 		          "%u functions linked from '%s'", n, path);

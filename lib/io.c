@@ -357,3 +357,35 @@ nv_io_write_module(LLVMModuleRef m, const char *path, int text, int force)
 	}
 	return rc;
 }
+
+int
+nv_io_read_lazy(LLVMContextRef ctx, const char *path, int probe, LLVMModuleRef *out)
+{
+	const char *name = input_name(path);
+	LLVMMemoryBufferRef mb;
+	char *data, *err;
+	size_t len;
+
+	nv_diag_attach(ctx);
+	if (nv_io_slurp(path, &data, &len))
+		return -1;
+	if (!is_bitcode((unsigned char *)data, len)) {
+		nv_error("'%s' is not LLVM bitcode", name);
+		free(data);
+		return -1;
+	}
+	if (probe && probe_bitcode(ctx, name, data, len)) {
+		free(data);
+		return -1;
+	}
+	mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len, name);
+	free(data);
+	if (!LLVMGetBitcodeModuleInContext2(ctx, mb, out))
+		return 0; /* the module owns mb now */
+	LLVMDisposeMemoryBuffer(mb);
+	err = nv_llvm_error();
+	first_line(err);
+	nv_error("cannot read bitcode from '%s': %s", name, err ? err : "malformed");
+	free(err);
+	return -1;
+}

@@ -112,8 +112,9 @@ drop_unused_internals(LLVMModuleRef m)
 	}
 }
 
-/* Keep in ld only what m calls: every other definition becomes internal
- * and, unused, goes.  Returns the names kept (NULL-terminated). */
+/* ld is lazy: make every definition internal but the functions m calls,
+ * so the linker reads (and moves) only those and what they use.  Returns
+ * the names kept external (NULL-terminated). */
 static char **
 prune(LLVMModuleRef ld, LLVMModuleRef m)
 {
@@ -134,12 +135,11 @@ prune(LLVMModuleRef ld, LLVMModuleRef m)
 	for (LLVMValueRef g = LLVMGetFirstGlobal(ld); g; g = LLVMGetNextGlobal(g))
 		if (!LLVMIsDeclaration(g))
 			LLVMSetLinkage(g, LLVMInternalLinkage);
-	drop_unused_internals(ld);
 	return kept.v ? kept.v : xcalloc(1, sizeof(char *));
 }
 
 int
-nv_link_libdevice(LLVMModuleRef m, const char *path, unsigned *nfuncs)
+nv_link_libdevice(LLVMModuleRef m, const char *path, int trusted, unsigned *nfuncs)
 {
 	LLVMContextRef ctx = LLVMGetModuleContext(m);
 	LLVMModuleRef ld;
@@ -147,7 +147,7 @@ nv_link_libdevice(LLVMModuleRef m, const char *path, unsigned *nfuncs)
 	int rc;
 
 	*nfuncs = 0;
-	if (nv_io_read_module(ctx, path, &ld))
+	if (nv_io_read_lazy(ctx, path, !trusted, &ld))
 		return -1;
 	LLVMSetTarget(ld, LLVMGetTarget(m));
 	LLVMSetDataLayout(ld, LLVMGetDataLayoutStr(m));

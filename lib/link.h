@@ -23,7 +23,9 @@ char *nv_libdevice_path(const char *path);
 /* The first __nv_* function m declares without defining, or NULL. */
 LLVMValueRef nv_libdevice_first_use(LLVMModuleRef m);
 /* Link what m calls of libdevice at path; *nfuncs = how many functions it
- * called (their callees come along).  0 or -1. */
-int nv_link_libdevice(LLVMModuleRef m, const char *path, unsigned *nfuncs);
+ * called (their callees come along).  libdevice is read lazily, so only the
+ * bodies linked are read; an untrusted path (one the user named) is first
+ * parsed in full by a child, like any input.  0 or -1. */
+int nv_link_libdevice(LLVMModuleRef m, const char *path, int trusted, unsigned *nfuncs);
 
 #endif

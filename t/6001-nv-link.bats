@@ -86,3 +86,31 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	[[ "$stderr" == *"linked '__nv_sinf' from libdevice"* ]] || fail "$stderr"
 	[[ "$stderr" == *"2 functions linked from '$LIBDEVICE'"* ]] || fail "$stderr"
 }
+
+@test "a corrupt --libdevice=PATH is one error line, never a crash" {
+	[ -f "$LIBDEVICE" ] || skip "CUDA's libdevice is not installed"
+	echo 'not bitcode' >"$BATS_TEST_TMPDIR/text.bc"
+	run --separate-stderr nv-link --libdevice="$BATS_TEST_TMPDIR/text.bc" "$FIXTURES/libdevice-user.ll"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nv-link: error: '$BATS_TEST_TMPDIR/text.bc' is not LLVM bitcode"
+	for seed in 1 2 3 4 5 6; do
+		python3 "$TOP/t/mutate.py" "$seed" "$LIBDEVICE" >"$BATS_TEST_TMPDIR/bad.bc"
+		run --separate-stderr nv-link --libdevice="$BATS_TEST_TMPDIR/bad.bc" "$FIXTURES/libdevice-user.ll" -o /dev/null
+		[ "$status" -le 1 ] || fail "seed $seed: status $status: $stderr"
+		[ "$(printf '%s' "$stderr" | grep -c '')" -le 1 ] || fail "seed $seed: $stderr"
+	done
+}
+
+@test "linking libdevice lazily gives the same module as linking it whole" {
+	[ -f "$LIBDEVICE" ] || skip "CUDA's libdevice is not installed"
+	# the trusted (lazy) and user-named (probed) paths must agree
+	nv-link --libdevice -S "$FIXTURES/libdevice-user.ll" -o "$BATS_TEST_TMPDIR/a.ll"
+	nv-link --libdevice="$LIBDEVICE" -S "$FIXTURES/libdevice-user.ll" -o "$BATS_TEST_TMPDIR/b.ll"
+	cmp "$BATS_TEST_TMPDIR/a.ll" "$BATS_TEST_TMPDIR/b.ll"
+	# and what is brought in is what llvm-link --only-needed brings in
+	llvm-as "$FIXTURES/libdevice-user.ll" -o "$BATS_TEST_TMPDIR/u.bc"
+	llvm-link --only-needed --internalize "$BATS_TEST_TMPDIR/u.bc" "$LIBDEVICE" -S 2>/dev/null |
+		grep -o '^define [^(]*@__nv_[a-z_0-9]*' | grep -o '@.*' | sort >"$BATS_TEST_TMPDIR/theirs"
+	grep -o '^define [^(]*@__nv_[a-z_0-9]*' "$BATS_TEST_TMPDIR/a.ll" | grep -o '@.*' | sort >"$BATS_TEST_TMPDIR/ours"
+	diff "$BATS_TEST_TMPDIR/ours" "$BATS_TEST_TMPDIR/theirs"
+}
