@@ -113,3 +113,26 @@ nv-reflect: remark: in function '"'"'main'"'"': __nvvm_reflect("__EXTRA") folded
 	sed -n '/define float @__nv_sqrtf(/,/^}/p' "$BATS_TEST_TMPDIR/ld.ll" | grep -q '@llvm.nvvm.sqrt.rn.f('
 	nv-reflect -ftz=1 -prec-sqrt=0 "$ld" -S | sed -n '/define float @__nv_sqrtf(/,/^}/p' | grep -q '@llvm.nvvm.sqrt.approx.ftz.f('
 }
+
+@test "on all of libdevice, nv-reflect then -O3 equals LLVM's own nvvm-reflect then -O3" {
+	ld=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
+	[ -f "$ld" ] || skip "CUDA's libdevice is not installed"
+	cd "$BATS_TEST_TMPDIR"
+	# libdevice with the ftz module flag set, for both to read
+	{ llvm-dis <"$ld" | sed 's/nvptx64-nvidia-gpulibs/nvptx64-nvidia-cuda/'
+	  echo '!llvm.module.flags = !{!900}'
+	  echo '!900 = !{i32 4, !"nvvm-reflect-ftz", i32 1}'; } >ld.ll
+	# LLVM's pass answers __CUDA_ARCH and __CUDA_PREC_SQRT as clang does: tell it cicc's values
+	opt -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -nvvm-reflect-add=__CUDA_ARCH=900 \
+		-nvvm-reflect-add=__CUDA_PREC_SQRT=1 -passes=nvvm-reflect ld.ll -o - |
+		opt -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -passes='default<O3>' -o theirs.bc
+	nv-reflect -arch=sm_90 ld.ll | nv-opt -arch=sm_90 -O3 -o ours.bc
+	# compare without value names, attribute groups (opt -mcpu adds target-cpu)
+	# and "; preds" comments (use-list order, which LLVM-C's writer does not keep)
+	for f in theirs ours; do
+		opt -discard-value-names -passes=verify "$f.bc" -S | grep -v '^; ModuleID\|^source_filename\|^attributes #' |
+			sed 's/ *; preds = .*//' >"$f.ll"
+	done
+	[ "$(grep -c '^define' ours.ll)" -gt 300 ]
+	diff theirs.ll ours.ll
+}
