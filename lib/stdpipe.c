@@ -8,12 +8,12 @@
  * cleanup that its position calls for.
  */
 const struct nv_stdpipe nv_stdpipes[] = {
-	{ "std1", "function(sroa,early-cse<memssa>,simplifycfg,instcombine)",
+	{ "std1", "function(sroa,early-cse<memssa>,simplifycfg,instcombine<no-verify-fixpoint>)",
 	  "cleanup between NVIDIA passes (cicc's standard pipeline #1)" },
 	{ "std5",
-	  "function(sroa,early-cse<memssa>,gvn,sccp,instcombine,simplifycfg,adce)",
+	  "function(sroa,early-cse<memssa>,gvn,sccp,instcombine<no-verify-fixpoint>,simplifycfg,adce)",
 	  "scalar simplification after inlining (cicc's standard pipeline #5)" },
-	{ "std8", "function(reassociate,instcombine,dse,adce,simplifycfg)",
+	{ "std8", "function(reassociate,instcombine<no-verify-fixpoint>,dse,adce,simplifycfg)",
 	  "late scalar cleanup (cicc's standard pipeline #8)" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop-simplify,lcssa)",
