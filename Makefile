@@ -61,6 +61,10 @@ lib/libnv.pc: share/libnv.pc.in Makefile lib/.build-flags
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@LLVM_CPPFLAGS@|$(LLVM_CPPFLAGS)|' -e 's|@LLVM_LIBS@|$(LLVM_LIBS) $(SANFLAGS)|' $< > $@
 
+# What a program linking lib/libnv.a in the tree needs (tests use it).
+print-ldflags:
+	@echo '$(SANFLAGS) $(LLVM_LIBS)'
+
 # Fails with the list of missing packages; installs nothing.
 toolcheck:
 	@sh share/deps.sh --check
@@ -95,6 +99,6 @@ install: all lib/libnv.pc
 clean:
 	rm -rf bin/nv-* bin/nvcc-lite lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags
 
-.PHONY: all toolcheck deps demo check install clean FORCE
+.PHONY: all toolcheck deps demo check install clean print-ldflags FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

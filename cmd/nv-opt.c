@@ -11,18 +11,22 @@
 #include "diag.h"
 #include "io.h"
 #include "knobs.h"
+#include "analyze.h"
 #include "stdpipe.h"
 #include "target.h"
 #include "util.h"
 
 static const char *passes, *named, *arch;
-static int olevel = -1;
+static int olevel = -1, disable_output;
+static struct nv_strv prints;
 
 static const struct nv_option opts[] = {
 	{ "passes", NV_OPT_STR, &passes, "TEXT", "run the LLVM new-PM pipeline TEXT" },
 	{ "O", NV_OPT_OLEVEL, &olevel, NULL, "run LLVM's default<On> pipeline" },
 	{ "pipeline", NV_OPT_STR, &named, "NAME", "run a named sub-pipeline (std1, std5, std8, loop-canon)" },
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "target for cost models of an NVPTX module (default: the module's target-cpu, else sm_75)" },
+	{ "print", NV_OPT_LIST, &prints, "NAME", "after the pipeline, print an analysis to stderr: cfg, dom, postdom, loops, tripcount, liveness, cost, occupancy, summary (repeatable)" },
+	{ "disable-output", NV_OPT_FLAG, &disable_output, NULL, "write no module (with -print)" },
 	{ NULL },
 };
 
@@ -195,6 +199,9 @@ main(int argc, char **argv)
 	if (arch && !nv_target_arch(arch))
 		nv_usage_error("unknown GPU architecture '%s'; did you mean '%s'?", arch,
 		               nv_target_suggest(arch));
+	for (size_t i = 0; i < prints.n; i++)
+		if (!nv_analyze_known(prints.v[i]))
+			nv_usage_error("unknown analysis '%s' for -print (known: %s)", prints.v[i], nv_analyze_names);
 	text = pipeline_text();
 	if (text)
 		check_pipeline(text);
@@ -211,7 +218,14 @@ main(int argc, char **argv)
 		if (want)
 			report_sizes(m, before, n, text);
 	}
-	rc = rc || nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
+	for (size_t i = 0; !rc && i < prints.n; i++) {
+		const struct nv_arch *a = nv_target_arch(arch ? arch : NV_DEFAULT_ARCH);
+
+		nv_analyze_print(stderr, m, prints.v[i], a ? a->sm : 75);
+	}
+	if (!rc && !disable_output)
+		rc = nv_io_write_module(m, cli.output, cli.text, cli.force);
+	rc = rc || nv_remarks_finish();
 	if (tm)
 		LLVMDisposeTargetMachine(tm);
 	LLVMDisposeModule(m);

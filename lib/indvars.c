@@ -1,0 +1,434 @@
+#include "indvars.h"
+
+#include <string.h>
+
+#include <llvm-c/Core.h>
+
+/* Values in the IV's width: masks and sign handling. */
+static uint64_t
+wmask(unsigned w)
+{
+	return w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
+}
+
+static int64_t
+sx(uint64_t x, unsigned w)
+{
+	return w >= 64 ? (int64_t)x : (int64_t)(x << (64 - w)) >> (64 - w);
+}
+
+static int
+is_signed(LLVMIntPredicate p)
+{
+	return p == LLVMIntSLT || p == LLVMIntSLE || p == LLVMIntSGT || p == LLVMIntSGE;
+}
+
+static LLVMIntPredicate
+swapped(LLVMIntPredicate p)
+{
+	switch (p) {
+	case LLVMIntSLT: return LLVMIntSGT;
+	case LLVMIntSLE: return LLVMIntSGE;
+	case LLVMIntSGT: return LLVMIntSLT;
+	case LLVMIntSGE: return LLVMIntSLE;
+	case LLVMIntULT: return LLVMIntUGT;
+	case LLVMIntULE: return LLVMIntUGE;
+	case LLVMIntUGT: return LLVMIntULT;
+	case LLVMIntUGE: return LLVMIntULE;
+	default: return p;
+	}
+}
+
+static LLVMIntPredicate
+inverse(LLVMIntPredicate p)
+{
+	switch (p) {
+	case LLVMIntEQ: return LLVMIntNE;
+	case LLVMIntNE: return LLVMIntEQ;
+	case LLVMIntSLT: return LLVMIntSGE;
+	case LLVMIntSLE: return LLVMIntSGT;
+	case LLVMIntSGT: return LLVMIntSLE;
+	case LLVMIntSGE: return LLVMIntSLT;
+	case LLVMIntULT: return LLVMIntUGE;
+	case LLVMIntULE: return LLVMIntUGT;
+	case LLVMIntUGT: return LLVMIntULE;
+	case LLVMIntUGE: return LLVMIntULT;
+	}
+	return p;
+}
+
+/* Compare in the predicate's domain. */
+static int
+holds(LLVMIntPredicate p, uint64_t a, uint64_t b, unsigned w)
+{
+	int64_t sa = sx(a, w), sb = sx(b, w);
+
+	switch (p) {
+	case LLVMIntEQ: return a == b;
+	case LLVMIntNE: return a != b;
+	case LLVMIntSLT: return sa < sb;
+	case LLVMIntSLE: return sa <= sb;
+	case LLVMIntSGT: return sa > sb;
+	case LLVMIntSGE: return sa >= sb;
+	case LLVMIntULT: return a < b;
+	case LLVMIntULE: return a <= b;
+	case LLVMIntUGT: return a > b;
+	case LLVMIntUGE: return a >= b;
+	}
+	return 0;
+}
+
+static int
+invariant(const struct nv_loops *ls, unsigned l, LLVMValueRef v)
+{
+	unsigned b;
+
+	if (LLVMIsAConstantInt(v) || LLVMIsAArgument(v))
+		return 1;
+	if (!LLVMIsAInstruction(v))
+		return 0;
+	b = nv_cfg_index(ls->cfg, LLVMGetInstructionParent(v));
+	return b != NV_NONE && !nv_loop_contains(ls, l, b);
+}
+
+/*
+ * The first k >= 0 at which "s + k*c pred b" fails, in w bits: the
+ * backedge-taken count.  -1 when it never fails before the value wraps
+ * (or the shape is one we do not solve).  Arithmetic is done in 128 bits
+ * so the infinite-precision exit value can be checked against the range.
+ */
+static int
+solve(LLVMIntPredicate p, uint64_t s, int64_t c, uint64_t b, unsigned w, uint64_t *k)
+{
+	__int128 lo, hi, S, B, C = c, n;
+	int sg = is_signed(p);
+
+	if (!holds(p, s, b, w)) {
+		*k = 0;
+		return 0;
+	}
+	if (p == LLVMIntEQ) {
+		*k = 1;
+		return c == 0 ? -1 : 0;
+	}
+	if (p == LLVMIntNE) {
+		uint64_t d = (c > 0 ? b - s : s - b) & wmask(w), m = c > 0 ? (uint64_t)c : (uint64_t)-c;
+
+		if (c == 0 || d % m)
+			return -1;
+		*k = d / m;
+		return 0;
+	}
+	S = sg ? (__int128)sx(s, w) : (__int128)s;
+	B = sg ? (__int128)sx(b, w) : (__int128)b;
+	lo = sg ? -((__int128)1 << (w - 1)) : 0;
+	hi = sg ? ((__int128)1 << (w - 1)) - 1 : (__int128)wmask(w);
+	switch (p) {
+	case LLVMIntSLT: case LLVMIntULT:
+		if (c <= 0)
+			return -1;
+		n = (B - S + C - 1) / C;
+		break;
+	case LLVMIntSLE: case LLVMIntULE:
+		if (c <= 0)
+			return -1;
+		n = (B - S) / C + 1;
+		break;
+	case LLVMIntSGT: case LLVMIntUGT:
+		if (c >= 0)
+			return -1;
+		n = (S - B + (-C) - 1) / (-C);
+		break;
+	case LLVMIntSGE: case LLVMIntUGE:
+		if (c >= 0)
+			return -1;
+		n = (S - B) / (-C) + 1;
+		break;
+	default:
+		return -1;
+	}
+	/* the value that fails the test must exist without wrapping */
+	if (S + n * C < lo || S + n * C > hi)
+		return -1;
+	*k = (uint64_t)n;
+	return 0;
+}
+
+/* Largest count possible when only start (or only the bound) is known. */
+static void
+max_count(struct nv_trip *t, uint64_t s0)
+{
+	unsigned w = t->width;
+	int sg = is_signed(t->pred);
+	uint64_t extreme;
+
+	switch (t->pred) {
+	case LLVMIntSLT: case LLVMIntSLE: case LLVMIntULT: case LLVMIntULE:
+		extreme = sg ? wmask(w - 1) : wmask(w);
+		break;
+	case LLVMIntSGT: case LLVMIntSGE: case LLVMIntUGT: case LLVMIntUGE:
+		extreme = sg ? (UINT64_C(1) << (w - 1)) : 0;
+		break;
+	default:
+		return;
+	}
+	t->has_max = solve(t->pred, s0, t->step, extreme, w, &t->max_btc) == 0;
+}
+
+/*
+ * Brute force, as ScalarEvolution's exhaustive evaluation: a header phi
+ * with a constant start whose next value, and the tested value, are
+ * integer expressions of it (divisions and shifts included) is stepped
+ * through at most NV_BRUTE_MAX iterations.
+ */
+#define NV_BRUTE_MAX 100 /* LLVM's MaxBruteForceIterations */
+
+static int
+eval(const struct nv_loops *ls, unsigned l, LLVMValueRef v, LLVMValueRef phi, uint64_t pv,
+     int depth, uint64_t *out)
+{
+	LLVMOpcode op;
+	unsigned w;
+	uint64_t a, b;
+
+	if (v == phi) {
+		*out = pv;
+		return 0;
+	}
+	if (LLVMIsAConstantInt(v)) {
+		if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64)
+			return -1;
+		*out = LLVMConstIntGetZExtValue(v);
+		return 0;
+	}
+	if (depth > 8 || !LLVMIsAInstruction(v) || invariant(ls, l, v) ||
+	    LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind)
+		return -1;
+	w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+	op = LLVMGetInstructionOpcode(v);
+	if (w > 64 || eval(ls, l, LLVMGetOperand(v, 0), phi, pv, depth + 1, &a))
+		return -1;
+	if (op == LLVMZExt || op == LLVMSExt || op == LLVMTrunc) {
+		unsigned iw = LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0)));
+
+		*out = (op == LLVMSExt ? (uint64_t)sx(a, iw) : a) & wmask(w);
+		return 0;
+	}
+	if (LLVMGetNumOperands(v) != 2 || eval(ls, l, LLVMGetOperand(v, 1), phi, pv, depth + 1, &b))
+		return -1;
+	switch (op) {
+	case LLVMAdd: *out = a + b; break;
+	case LLVMSub: *out = a - b; break;
+	case LLVMMul: *out = a * b; break;
+	case LLVMAnd: *out = a & b; break;
+	case LLVMOr: *out = a | b; break;
+	case LLVMXor: *out = a ^ b; break;
+	case LLVMUDiv: case LLVMURem:
+		if (!b)
+			return -1;
+		*out = op == LLVMUDiv ? a / b : a % b;
+		break;
+	case LLVMSDiv: case LLVMSRem:
+		if (!b || (sx(b, w) == -1 && sx(a, w) == sx(UINT64_C(1) << (w - 1), w)))
+			return -1;
+		*out = (uint64_t)(op == LLVMSDiv ? sx(a, w) / sx(b, w) : sx(a, w) % sx(b, w));
+		break;
+	case LLVMShl: case LLVMLShr: case LLVMAShr:
+		if (b >= w)
+			return -1;
+		*out = op == LLVMShl ? a << b : op == LLVMLShr ? a >> b : (uint64_t)(sx(a, w) >> b);
+		break;
+	default:
+		return -1;
+	}
+	*out &= wmask(w);
+	return 0;
+}
+
+static int
+brute_force(const struct nv_loops *ls, unsigned l, unsigned latch, LLVMValueRef tested,
+            LLVMIntPredicate p, LLVMValueRef bound, struct nv_trip *t)
+{
+	const struct nv_cfg *g = ls->cfg;
+
+	if (!LLVMIsAConstantInt(bound) || LLVMGetIntTypeWidth(LLVMTypeOf(bound)) > 64)
+		return -1;
+	for (LLVMValueRef phi = LLVMGetFirstInstruction(g->bb[ls->v[l].header]);
+	     phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi)) {
+		LLVMValueRef start = NULL, next = NULL;
+		uint64_t pv, val, b = LLVMConstIntGetZExtValue(bound);
+		unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(bound));
+
+		if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind || LLVMCountIncoming(phi) != 2)
+			continue;
+		for (unsigned k = 0; k < 2; k++) {
+			unsigned from = nv_cfg_index(g, LLVMGetIncomingBlock(phi, k));
+
+			if (from == latch)
+				next = LLVMGetIncomingValue(phi, k);
+			else if (!nv_loop_contains(ls, l, from))
+				start = LLVMGetIncomingValue(phi, k);
+		}
+		if (!start || !next || !LLVMIsAConstantInt(start) ||
+		    LLVMGetIntTypeWidth(LLVMTypeOf(phi)) > 64)
+			continue;
+		pv = LLVMConstIntGetZExtValue(start);
+		for (uint64_t k = 0; k <= NV_BRUTE_MAX; k++) {
+			if (eval(ls, l, tested, phi, pv, 0, &val))
+				break;
+			if (!holds(p, val, b, w)) {
+				t->iv = phi;
+				t->start = start;
+				t->bound = bound;
+				t->pred = p;
+				t->width = LLVMGetIntTypeWidth(LLVMTypeOf(phi));
+				t->btc = t->max_btc = k;
+				t->has_max = 1;
+				t->multiple = k + 1;
+				t->kind = NV_TRIP_CONST;
+				return 0;
+			}
+			if (eval(ls, l, next, phi, pv, 0, &pv))
+				break;
+		}
+	}
+	return -1;
+}
+
+static enum nv_trip_kind
+unknown(struct nv_trip *t, const char *why)
+{
+	t->kind = NV_TRIP_UNKNOWN;
+	t->why = why;
+	return t->kind;
+}
+
+enum nv_trip_kind
+nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
+{
+	const struct nv_cfg *g = ls->cfg;
+	const struct nv_loop *lp = &ls->v[l];
+	LLVMValueRef term, cmp, a, b, next = NULL, phi = NULL;
+	LLVMIntPredicate p;
+	unsigned latch, e;
+	int cont_true;
+
+	memset(t, 0, sizeof(*t));
+	t->multiple = 1;
+	if (lp->nlatches != 1)
+		return unknown(t, "more than one latch");
+	if (lp->nexiting != 1)
+		return unknown(t, "more than one exiting block");
+	latch = lp->latches[0];
+	e = t->exiting = lp->exiting[0];
+	if (e != latch && e != lp->header)
+		return unknown(t, "the exit is neither in the header nor in the latch");
+	term = LLVMGetBasicBlockTerminator(g->bb[e]);
+	if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term))
+		return unknown(t, "the exit is not a conditional branch");
+	cmp = LLVMGetCondition(term);
+	cont_true = nv_loop_contains(ls, l, nv_cfg_index(g, LLVMGetSuccessor(term, 0)));
+	if (LLVMIsAICmpInst(cmp)) {
+		p = LLVMGetICmpPredicate(cmp);
+		a = LLVMGetOperand(cmp, 0);
+		b = LLVMGetOperand(cmp, 1);
+	} else {
+		/* a bare i1 (a flag phi, say) is "cond != 0" */
+		p = LLVMIntNE;
+		a = cmp;
+		b = LLVMConstInt(LLVMTypeOf(cmp), 0, 0);
+	}
+	if (!cont_true)
+		p = inverse(p);
+	if (invariant(ls, l, a) && !invariant(ls, l, b)) {
+		LLVMValueRef x = a;
+
+		a = b;
+		b = x;
+		p = swapped(p);
+	}
+	if (!invariant(ls, l, b))
+		return unknown(t, "the bound varies in the loop");
+	if (LLVMGetTypeKind(LLVMTypeOf(a)) != LLVMIntegerTypeKind ||
+	    LLVMGetIntTypeWidth(LLVMTypeOf(a)) > 64)
+		return unknown(t, "the IV is not an integer of at most 64 bits");
+	/* a is the header phi, or phi +/- C */
+	if (LLVMIsAPHINode(a) && LLVMGetInstructionParent(a) == g->bb[lp->header]) {
+		phi = a;
+	} else if (LLVMIsABinaryOperator(a) &&
+	           (LLVMGetInstructionOpcode(a) == LLVMAdd || LLVMGetInstructionOpcode(a) == LLVMSub)) {
+		LLVMValueRef x = LLVMGetOperand(a, 0), y = LLVMGetOperand(a, 1);
+
+		if (LLVMGetInstructionOpcode(a) == LLVMAdd && LLVMIsAConstantInt(x)) {
+			LLVMValueRef z = x;
+
+			x = y;
+			y = z;
+		}
+		if (LLVMIsAPHINode(x) && LLVMGetInstructionParent(x) == g->bb[lp->header] &&
+		    LLVMIsAConstantInt(y)) {
+			phi = x;
+			next = a;
+		}
+	}
+	if ((!phi || LLVMCountIncoming(phi) != 2) && brute_force(ls, l, latch, a, p, b, t) == 0)
+		return t->kind;
+	if (!phi || LLVMCountIncoming(phi) != 2)
+		return unknown(t, "the exit does not test a header phi or its increment");
+	t->iv = phi;
+	t->width = LLVMGetIntTypeWidth(LLVMTypeOf(phi));
+	/* phi = [start, outside], [step value, latch] */
+	for (unsigned k = 0; k < 2; k++) {
+		unsigned from = nv_cfg_index(g, LLVMGetIncomingBlock(phi, k));
+		LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+
+		if (from == latch) {
+			if (next && v != next)
+				return unknown(t, "the tested increment is not the IV's next value");
+			next = v;
+		} else if (!nv_loop_contains(ls, l, from)) {
+			t->start = v;
+		}
+	}
+	if (!t->start || !next || !LLVMIsABinaryOperator(next) ||
+	    (LLVMGetInstructionOpcode(next) != LLVMAdd && LLVMGetInstructionOpcode(next) != LLVMSub)) {
+		if (brute_force(ls, l, latch, a, p, b, t) == 0)
+			return t->kind;
+		return unknown(t, "the IV is not phi + constant");
+	}
+	{
+		LLVMValueRef x = LLVMGetOperand(next, 0), y = LLVMGetOperand(next, 1);
+		int sub = LLVMGetInstructionOpcode(next) == LLVMSub;
+
+		if (!sub && x != phi) {
+			LLVMValueRef z = x;
+
+			x = y;
+			y = z;
+		}
+		if (x != phi || !LLVMIsAConstantInt(y))
+			return unknown(t, "the IV step is not a constant");
+		t->step = LLVMConstIntGetSExtValue(y) * (sub ? -1 : 1);
+	}
+	t->on_next = a == next;
+	t->bound = b;
+	t->pred = p;
+	if (!invariant(ls, l, t->start))
+		return unknown(t, "the IV's start varies in the loop");
+	if (LLVMIsAConstantInt(t->start) && LLVMIsAConstantInt(b)) {
+		uint64_t s0 = (LLVMConstIntGetZExtValue(t->start) +
+		               (t->on_next ? (uint64_t)t->step : 0)) & wmask(t->width);
+
+		if (solve(p, s0, t->step, LLVMConstIntGetZExtValue(b) & wmask(t->width), t->width,
+		          &t->btc))
+			return unknown(t, "the IV wraps before the exit");
+		t->max_btc = t->btc;
+		t->has_max = 1;
+		t->multiple = t->btc + 1;
+		return t->kind = NV_TRIP_CONST;
+	}
+	if (LLVMIsAConstantInt(t->start))
+		max_count(t, (LLVMConstIntGetZExtValue(t->start) + (t->on_next ? (uint64_t)t->step : 0)) &
+		                     wmask(t->width));
+	return t->kind = NV_TRIP_SYMBOLIC;
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# lib analyses against LLVM's own (dominators, post-dominators, loops,
+# trip counts), and liveness, cost and occupancy on known answers.
+
+load helper
+
+setup_file() {
+	export CORPUS="$BATS_FILE_TMPDIR"
+	clang-22 -O1 -fno-unroll-loops -emit-llvm -c "$FIXTURES/tripcounts.c" -o "$CORPUS/tc.rot.bc"
+	clang-22 -O0 -Xclang -disable-O0-optnone -emit-llvm -c "$FIXTURES/tripcounts.c" -o - |
+		nv-opt -passes='function(sroa,instcombine<no-verify-fixpoint>,simplifycfg)' -o "$CORPUS/tc.while.bc"
+	for cu in "$TOP"/share/examples/*.cu "$FIXTURES"/sum8.cu; do
+		n=$(basename "$cu" .cu)
+		clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudalib -nocudainc \
+			-include "$TOP/share/nvcc-lite/cuda_shim.h" -Wno-unknown-cuda-version -O3 \
+			-Xclang -disable-llvm-passes -emit-llvm -c "$cu" -o "$CORPUS/$n.fe.bc"
+		nv-opt -pipeline=loop-canon "$CORPUS/$n.fe.bc" -o "$CORPUS/$n.rot.bc"
+		nv-opt -passes='function(sroa,simplifycfg)' "$CORPUS/$n.fe.bc" -o "$CORPUS/$n.while.bc"
+	done
+}
+
+@test "dominators, post-dominators, loops and trip counts agree with LLVM on kernels and loop shapes" {
+	run bash "$TOP/t/loops-vs-llvm.sh" "$CORPUS"/*.rot.bc "$CORPUS"/*.while.bc
+	echo "$output" >&3
+	assert_success
+	assert_line --regexp '^constant trip counts: [0-9]+ in LLVM, [0-9]+ found by ours with the same value \(100\.0%\)$'
+	refute_line --partial "0 in LLVM, 0 in ours"
+}
+
+@test "the same on all of libdevice" {
+	ld=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
+	[ -f "$ld" ] || skip "CUDA's libdevice is not installed"
+	run bash "$TOP/t/loops-vs-llvm.sh" "$ld"
+	echo "$output" >&3
+	assert_success
+	assert_line --regexp '^loops: [0-9]+ in LLVM, [0-9]+ in ours, 0 differing$'
+}
+
+@test "the same on llvm-stress modules (random CFGs)" {
+	for i in $(seq 1 25); do
+		llvm-stress -seed="$i" -size=$((100 + 7 * i)) -o "$BATS_TEST_TMPDIR/s$i.ll"
+	done
+	run bash "$TOP/t/loops-vs-llvm.sh" "$BATS_TEST_TMPDIR"/s*.ll
+	echo "$output" >&3
+	assert_success
+}
+
+@test "liveness gives the known live-in and live-out sets and register units" {
+	# (-disable-output: stderr alone is the output)
+	run nv-opt -print=liveness -disable-output "$FIXTURES/liveness.ll"
+	assert_success
+	assert_line "  Block %entry: live-in = 3 (2 units), live-out = 3 (3 units), max = 4 (3 units)"
+	assert_line "  Block %then: live-in = 3 (3 units), live-out = 2 (2 units), max = 3 (3 units)"
+	assert_line "  Block %join: live-in = 1 (1 units), live-out = 0 (0 units), max = 2 (2 units)"
+	# ptr 2 + i64 2 + double 2 + <4 x float> 4 + i32 1 = 11 units, and one predicate
+	assert_line "  Block %entry: live-in = 6 (11 units), live-out = 6 (11 units), max = 6 (11 units)"
+	assert_line "  max live = 6 values, 11 register units, 1 predicates"
+	# the loop: the phis i, s are defined at the top, so only n is live in;
+	# n, i1 and s1 are live out (i1 around the back edge, s1 to the exit too)
+	assert_line "  Block %head: live-in = 1 (1 units), live-out = 3 (3 units), max = 4 (3 units)"
+	assert_line "  Block %exit: live-in = 1 (1 units), live-out = 0 (0 units), max = 1 (1 units)"
+	refute_output --partial INCONSISTENT
+}
+
+@test "liveness is consistent (live-in = use | (live-out - def)) on libdevice and stress modules" {
+	for i in 1 2 3 4 5; do
+		llvm-stress -seed="$i" -size=300 -o "$BATS_TEST_TMPDIR/s$i.ll"
+		run --separate-stderr nv-opt -print=liveness -disable-output "$BATS_TEST_TMPDIR/s$i.ll"
+		assert_success
+		[[ "$stderr" != *INCONSISTENT* ]] || fail "seed $i"
+	done
+	ld=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
+	[ -f "$ld" ] || skip "CUDA's libdevice is not installed"
+	run --separate-stderr nv-opt -print=liveness -disable-output "$ld"
+	assert_success
+	[[ "$stderr" != *INCONSISTENT* ]]
+	[ "$(grep -c '^  max live = ' <<<"$stderr")" -gt 300 ]
+}
+
+@test "occupancy follows the register file: 64 warps up to 32 registers on sm_90, then the cliffs" {
+	run nv-opt -arch=sm_90 -print=occupancy -disable-output "$FIXTURES/liveness.ll"
+	assert_success
+	assert_line "  max live 11 register units: 64 of 64 warps on sm_90; cliffs at 32 40 48 56 64 72 80 96 128 168"
+	run nv-opt -arch=sm_75 -print=occupancy -disable-output "$FIXTURES/liveness.ll"
+	assert_line "  max live 11 register units: 32 of 32 warps on sm_75; cliffs at 64 72 80 96 128 168"
+}
+
+@test "cost: loop body and fixed cost, expensive division" {
+	run nv-opt -print=cost -disable-output "$FIXTURES/liveness.ll"
+	assert_success
+	# head: two phis (0) + two adds + icmp + br = 4
+	assert_line "  Loop %head: body cost 4, fixed cost 3"
+	printf 'define i32 @d(i32 %%a, i32 %%b) {\n  %%q = sdiv i32 %%a, %%b\n  ret i32 %%q\n}\n' >"$BATS_TEST_TMPDIR/d.ll"
+	run --separate-stderr nv-opt -print=cost -disable-output "$BATS_TEST_TMPDIR/d.ll"
+	[[ "$stderr" == *"function cost 21"* ]] || fail "$stderr"
+}
+
+@test "loop pragmas are read and written as llvm.loop metadata" {
+	cc -std=c17 -I"$TOP/lib" $(llvm-config-22 --cflags) "$FIXTURES/loopmd.c" "$TOP/lib/libnv.a" \
+		$(make -s --no-print-directory -C "$TOP" print-ldflags) -o "$BATS_TEST_TMPDIR/loopmd"
+	# the while loops of the C fixture carry llvm.loop.mustprogress, which must survive
+	run --separate-stderr "$BATS_TEST_TMPDIR/loopmd" "$CORPUS/tc.while.bc" 4
+	assert_success
+	[[ "$stderr" == "count 4 mustprogress 1->1 disable 1"* ]] || fail "$stderr"
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/md.ll"
+	run nv-opt -print=loops -disable-output "$BATS_TEST_TMPDIR/md.ll"
+	assert_success
+	assert_output --partial "unroll.count 4, unroll.runtime.disable, mustprogress"
+	# and LLVM's unroller honours the count we wrote: x4, then marks it done
+	opt -passes='loop-unroll' -S "$BATS_TEST_TMPDIR/md.ll" -o "$BATS_TEST_TMPDIR/un.ll"
+	[ "$(sed -n '/define.*@lt()/,/^}/p' "$BATS_TEST_TMPDIR/un.ll" | grep -c 'load volatile')" -eq 4 ]
+	run nv-opt -print=loops -disable-output "$BATS_TEST_TMPDIR/un.ll"
+	[[ "$(sed -n "/function 'lt'/,+2p" <<<"$output")" == *"unroll.disable"* ]] || fail "$output"
+}
+
+@test "-print rejects an unknown analysis" {
+	run --separate-stderr nv-opt -print=nonsense </dev/null
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nv-opt: error: unknown analysis 'nonsense' for -print (known: cfg dom postdom loops tripcount liveness cost occupancy summary)"
+}
