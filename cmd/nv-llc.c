@@ -181,10 +181,7 @@ main(int argc, char **argv)
 
 	nv_diag_init(argv[0]);
 	nv_cli_parse(&cli, argc, argv);
-	a = nv_target_arch(arch);
-	if (!a)
-		nv_usage_error("unknown GPU architecture '%s'; did you mean '%s'?", arch,
-		               nv_target_suggest(arch));
+	a = nv_target_arch_or_die(arch);
 	tm = nv_target_machine(a, olevel);
 	ctx = LLVMContextCreate();
 	if (nv_io_read_module(ctx, cli.input[0], &m))

@@ -196,9 +196,8 @@ main(int argc, char **argv)
 
 	nv_diag_init(argv[0]);
 	nv_cli_parse(&cli, argc, argv);
-	if (arch && !nv_target_arch(arch))
-		nv_usage_error("unknown GPU architecture '%s'; did you mean '%s'?", arch,
-		               nv_target_suggest(arch));
+	if (arch)
+		nv_target_arch_or_die(arch);
 	for (size_t i = 0; i < prints.n; i++)
 		if (!nv_analyze_known(prints.v[i]))
 			nv_usage_error("unknown analysis '%s' for -print (known: %s)", prints.v[i], nv_analyze_names);

@@ -64,10 +64,7 @@ main(int argc, char **argv)
 
 	nv_diag_init(argv[0]);
 	nv_cli_parse(&cli, argc, argv);
-	a = nv_target_arch(arch);
-	if (!a)
-		nv_usage_error("unknown GPU architecture '%s'; did you mean '%s'?", arch,
-		               nv_target_suggest(arch));
+	a = nv_target_arch_or_die(arch);
 	d = parse_defs(&r.ndefs);
 	r.defs = d;
 	r.arch = a->sm * 10;

@@ -3,8 +3,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <llvm-c/Core.h>
-
 /* An integer constant of at most 64 bits: its width and zero-extended bits. */
 static int
 const_int(LLVMValueRef v, unsigned *width, uint64_t *bits)
@@ -18,22 +16,22 @@ const_int(LLVMValueRef v, unsigned *width, uint64_t *bits)
 	return 1;
 }
 
-static int64_t
-sext(uint64_t x, unsigned w)
+int64_t
+nv_int_sext(uint64_t x, unsigned w)
 {
-	return w == 64 ? (int64_t)x : (int64_t)(x << (64 - w)) >> (64 - w);
+	return w >= 64 ? (int64_t)x : (int64_t)(x << (64 - w)) >> (64 - w);
 }
 
-static uint64_t
-mask(uint64_t x, unsigned w)
+uint64_t
+nv_int_mask(uint64_t x, unsigned w)
 {
-	return w == 64 ? x : x & ((UINT64_C(1) << w) - 1);
+	return w >= 64 ? x : x & ((UINT64_C(1) << w) - 1);
 }
 
-static int
-icmp(LLVMIntPredicate p, uint64_t a, uint64_t b, unsigned w)
+int
+nv_int_icmp(LLVMIntPredicate p, uint64_t a, uint64_t b, unsigned w)
 {
-	int64_t sa = sext(a, w), sb = sext(b, w);
+	int64_t sa = nv_int_sext(a, w), sb = nv_int_sext(b, w);
 
 	switch (p) {
 	case LLVMIntEQ: return a == b;
@@ -47,13 +45,14 @@ icmp(LLVMIntPredicate p, uint64_t a, uint64_t b, unsigned w)
 	case LLVMIntSLT: return sa < sb;
 	case LLVMIntSLE: return sa <= sb;
 	}
-	return -1;
+	return 0;
 }
 
-/* a op b in w bits; 0 when op is not one we fold (or would be poison). */
-static int
-binop(LLVMOpcode op, uint64_t a, uint64_t b, unsigned w, uint64_t *r)
+int
+nv_int_binop(LLVMOpcode op, uint64_t a, uint64_t b, unsigned w, uint64_t *r)
 {
+	int64_t sa = nv_int_sext(a, w), sb = nv_int_sext(b, w);
+
 	switch (op) {
 	case LLVMAdd: *r = a + b; break;
 	case LLVMSub: *r = a - b; break;
@@ -61,25 +60,25 @@ binop(LLVMOpcode op, uint64_t a, uint64_t b, unsigned w, uint64_t *r)
 	case LLVMAnd: *r = a & b; break;
 	case LLVMOr: *r = a | b; break;
 	case LLVMXor: *r = a ^ b; break;
-	case LLVMShl:
+	case LLVMShl: case LLVMLShr: case LLVMAShr:
 		if (b >= w)
 			return 0;
-		*r = a << b;
+		*r = op == LLVMShl ? a << b : op == LLVMLShr ? a >> b : (uint64_t)(sa >> b);
 		break;
-	case LLVMLShr:
-		if (b >= w)
+	case LLVMUDiv: case LLVMURem:
+		if (!b)
 			return 0;
-		*r = a >> b;
+		*r = op == LLVMUDiv ? a / b : a % b;
 		break;
-	case LLVMAShr:
-		if (b >= w)
+	case LLVMSDiv: case LLVMSRem:
+		if (!b || (sb == -1 && sa == nv_int_sext(UINT64_C(1) << (w - 1), w)))
 			return 0;
-		*r = (uint64_t)(sext(a, w) >> b);
+		*r = (uint64_t)(op == LLVMSDiv ? sa / sb : sa % sb);
 		break;
 	default:
 		return 0;
 	}
-	*r = mask(*r, w);
+	*r = nv_int_mask(*r, w);
 	return 1;
 }
 
@@ -121,16 +120,16 @@ nv_fold(LLVMValueRef inst)
 		if (!const_int(LLVMGetOperand(inst, 0), &wa, &a) ||
 		    !const_int(LLVMGetOperand(inst, 1), &wb, &b))
 			return NULL;
-		c = icmp(LLVMGetICmpPredicate(inst), a, b, wa);
-		return c < 0 ? NULL : LLVMConstInt(ty, (unsigned long long)c, 0);
+		c = nv_int_icmp(LLVMGetICmpPredicate(inst), a, b, wa);
+		return LLVMConstInt(ty, (unsigned long long)c, 0);
 	case LLVMZExt:
 	case LLVMSExt:
 	case LLVMTrunc:
 		if (LLVMGetTypeKind(ty) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(ty) > 64 ||
 		    !const_int(LLVMGetOperand(inst, 0), &wa, &a))
 			return NULL;
-		r = op == LLVMSExt ? (uint64_t)sext(a, wa) : a;
-		return LLVMConstInt(ty, mask(r, LLVMGetIntTypeWidth(ty)), 0);
+		r = op == LLVMSExt ? (uint64_t)nv_int_sext(a, wa) : a;
+		return LLVMConstInt(ty, nv_int_mask(r, LLVMGetIntTypeWidth(ty)), 0);
 	case LLVMAdd:
 	case LLVMSub:
 	case LLVMMul:
@@ -140,9 +139,13 @@ nv_fold(LLVMValueRef inst)
 	case LLVMShl:
 	case LLVMLShr:
 	case LLVMAShr:
+	case LLVMUDiv:
+	case LLVMSDiv:
+	case LLVMURem:
+	case LLVMSRem:
 		if (LLVMGetTypeKind(ty) != LLVMIntegerTypeKind ||
 		    !const_int(LLVMGetOperand(inst, 0), &wa, &a) ||
-		    !const_int(LLVMGetOperand(inst, 1), &wb, &b) || !binop(op, a, b, wa, &r))
+		    !const_int(LLVMGetOperand(inst, 1), &wb, &b) || !nv_int_binop(op, a, b, wa, &r))
 			return NULL;
 		return LLVMConstInt(ty, r, 0);
 	default:

@@ -4,18 +4,7 @@
 
 #include <llvm-c/Core.h>
 
-/* Values in the IV's width: masks and sign handling. */
-static uint64_t
-wmask(unsigned w)
-{
-	return w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
-}
-
-static int64_t
-sx(uint64_t x, unsigned w)
-{
-	return w >= 64 ? (int64_t)x : (int64_t)(x << (64 - w)) >> (64 - w);
-}
+#include "fold.h"
 
 static int
 is_signed(LLVMIntPredicate p)
@@ -57,27 +46,6 @@ inverse(LLVMIntPredicate p)
 	return p;
 }
 
-/* Compare in the predicate's domain. */
-static int
-holds(LLVMIntPredicate p, uint64_t a, uint64_t b, unsigned w)
-{
-	int64_t sa = sx(a, w), sb = sx(b, w);
-
-	switch (p) {
-	case LLVMIntEQ: return a == b;
-	case LLVMIntNE: return a != b;
-	case LLVMIntSLT: return sa < sb;
-	case LLVMIntSLE: return sa <= sb;
-	case LLVMIntSGT: return sa > sb;
-	case LLVMIntSGE: return sa >= sb;
-	case LLVMIntULT: return a < b;
-	case LLVMIntULE: return a <= b;
-	case LLVMIntUGT: return a > b;
-	case LLVMIntUGE: return a >= b;
-	}
-	return 0;
-}
-
 static int
 invariant(const struct nv_loops *ls, unsigned l, LLVMValueRef v)
 {
@@ -103,7 +71,7 @@ solve(LLVMIntPredicate p, uint64_t s, int64_t c, uint64_t b, unsigned w, uint64_
 	__int128 lo, hi, S, B, C = c, n;
 	int sg = is_signed(p);
 
-	if (!holds(p, s, b, w)) {
+	if (!nv_int_icmp(p, s, b, w)) {
 		*k = 0;
 		return 0;
 	}
@@ -112,17 +80,17 @@ solve(LLVMIntPredicate p, uint64_t s, int64_t c, uint64_t b, unsigned w, uint64_
 		return c == 0 ? -1 : 0;
 	}
 	if (p == LLVMIntNE) {
-		uint64_t d = (c > 0 ? b - s : s - b) & wmask(w), m = c > 0 ? (uint64_t)c : (uint64_t)-c;
+		uint64_t d = nv_int_mask(c > 0 ? b - s : s - b, w), m = c > 0 ? (uint64_t)c : (uint64_t)-c;
 
 		if (c == 0 || d % m)
 			return -1;
 		*k = d / m;
 		return 0;
 	}
-	S = sg ? (__int128)sx(s, w) : (__int128)s;
-	B = sg ? (__int128)sx(b, w) : (__int128)b;
+	S = sg ? (__int128)nv_int_sext(s, w) : (__int128)s;
+	B = sg ? (__int128)nv_int_sext(b, w) : (__int128)b;
 	lo = sg ? -((__int128)1 << (w - 1)) : 0;
-	hi = sg ? ((__int128)1 << (w - 1)) - 1 : (__int128)wmask(w);
+	hi = sg ? ((__int128)1 << (w - 1)) - 1 : (__int128)nv_int_mask(~UINT64_C(0), w); /* the largest w-bit value */
 	switch (p) {
 	case LLVMIntSLT: case LLVMIntULT:
 		if (c <= 0)
@@ -164,7 +132,7 @@ max_count(struct nv_trip *t, uint64_t s0)
 
 	switch (t->pred) {
 	case LLVMIntSLT: case LLVMIntSLE: case LLVMIntULT: case LLVMIntULE:
-		extreme = sg ? wmask(w - 1) : wmask(w);
+		extreme = nv_int_mask(~UINT64_C(0), sg ? w - 1 : w); /* SMAX or UMAX */
 		break;
 	case LLVMIntSGT: case LLVMIntSGE: case LLVMIntUGT: case LLVMIntUGE:
 		extreme = sg ? (UINT64_C(1) << (w - 1)) : 0;
@@ -211,38 +179,12 @@ eval(const struct nv_loops *ls, unsigned l, LLVMValueRef v, LLVMValueRef phi, ui
 	if (op == LLVMZExt || op == LLVMSExt || op == LLVMTrunc) {
 		unsigned iw = LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0)));
 
-		*out = (op == LLVMSExt ? (uint64_t)sx(a, iw) : a) & wmask(w);
+		*out = nv_int_mask(op == LLVMSExt ? (uint64_t)nv_int_sext(a, iw) : a, w);
 		return 0;
 	}
 	if (LLVMGetNumOperands(v) != 2 || eval(ls, l, LLVMGetOperand(v, 1), phi, pv, depth + 1, &b))
 		return -1;
-	switch (op) {
-	case LLVMAdd: *out = a + b; break;
-	case LLVMSub: *out = a - b; break;
-	case LLVMMul: *out = a * b; break;
-	case LLVMAnd: *out = a & b; break;
-	case LLVMOr: *out = a | b; break;
-	case LLVMXor: *out = a ^ b; break;
-	case LLVMUDiv: case LLVMURem:
-		if (!b)
-			return -1;
-		*out = op == LLVMUDiv ? a / b : a % b;
-		break;
-	case LLVMSDiv: case LLVMSRem:
-		if (!b || (sx(b, w) == -1 && sx(a, w) == sx(UINT64_C(1) << (w - 1), w)))
-			return -1;
-		*out = (uint64_t)(op == LLVMSDiv ? sx(a, w) / sx(b, w) : sx(a, w) % sx(b, w));
-		break;
-	case LLVMShl: case LLVMLShr: case LLVMAShr:
-		if (b >= w)
-			return -1;
-		*out = op == LLVMShl ? a << b : op == LLVMLShr ? a >> b : (uint64_t)(sx(a, w) >> b);
-		break;
-	default:
-		return -1;
-	}
-	*out &= wmask(w);
-	return 0;
+	return nv_int_binop(op, a, b, w, out) ? 0 : -1;
 }
 
 static int
@@ -276,7 +218,7 @@ brute_force(const struct nv_loops *ls, unsigned l, unsigned latch, LLVMValueRef 
 		for (uint64_t k = 0; k <= NV_BRUTE_MAX; k++) {
 			if (eval(ls, l, tested, phi, pv, 0, &val))
 				break;
-			if (!holds(p, val, b, w)) {
+			if (!nv_int_icmp(p, val, b, w)) {
 				t->iv = phi;
 				t->start = start;
 				t->bound = bound;
@@ -416,10 +358,10 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 	if (!invariant(ls, l, t->start))
 		return unknown(t, "the IV's start varies in the loop");
 	if (LLVMIsAConstantInt(t->start) && LLVMIsAConstantInt(b)) {
-		uint64_t s0 = (LLVMConstIntGetZExtValue(t->start) +
-		               (t->on_next ? (uint64_t)t->step : 0)) & wmask(t->width);
+		uint64_t s0 = nv_int_mask(LLVMConstIntGetZExtValue(t->start) +
+		                           (t->on_next ? (uint64_t)t->step : 0), t->width);
 
-		if (solve(p, s0, t->step, LLVMConstIntGetZExtValue(b) & wmask(t->width), t->width,
+		if (solve(p, s0, t->step, nv_int_mask(LLVMConstIntGetZExtValue(b), t->width), t->width,
 		          &t->btc))
 			return unknown(t, "the IV wraps before the exit");
 		t->max_btc = t->btc;
@@ -428,7 +370,7 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 		return t->kind = NV_TRIP_CONST;
 	}
 	if (LLVMIsAConstantInt(t->start))
-		max_count(t, (LLVMConstIntGetZExtValue(t->start) + (t->on_next ? (uint64_t)t->step : 0)) &
-		                     wmask(t->width));
+		max_count(t, nv_int_mask(LLVMConstIntGetZExtValue(t->start) +
+		                         (t->on_next ? (uint64_t)t->step : 0), t->width));
 	return t->kind = NV_TRIP_SYMBOLIC;
 }

@@ -37,6 +37,17 @@ nv_target_arch(const char *name)
 	return NULL;
 }
 
+const struct nv_arch *
+nv_target_arch_or_die(const char *name)
+{
+	const struct nv_arch *a = nv_target_arch(name);
+
+	if (!a)
+		nv_usage_error("unknown GPU architecture '%s'; did you mean '%s'?", name,
+		               nv_target_suggest(name));
+	return a;
+}
+
 const char *
 nv_target_suggest(const char *name)
 {

@@ -17,6 +17,8 @@ struct nv_arch {
 
 /* The arch called name ("sm_90" or "compute_90"), or NULL. */
 const struct nv_arch *nv_target_arch(const char *name);
+/* The arch called name; a usage error (exit 2) with a suggestion if none. */
+const struct nv_arch *nv_target_arch_or_die(const char *name);
 /* The closest valid arch name to a bad one, for "did you mean". */
 const char *nv_target_suggest(const char *name);
 /* Space-separated list of every valid arch. */
