@@ -46,20 +46,13 @@ fa_build(struct fa *a, LLVMValueRef f, int labels)
 	nv_cfg_build(&a->g, f);
 	nv_dom_build(&a->d, &a->g, 0);
 	nv_loops_build(&a->ls, &a->g, &a->d);
-	a->label = NULL;
-	if (labels) {
-		a->label = xcalloc(a->g.n ? a->g.n : 1, sizeof(char *));
-		for (unsigned b = 0; b < a->g.n; b++)
-			a->label[b] = nv_cfg_block_label(&a->g, b);
-	}
+	a->label = labels ? nv_cfg_labels(&a->g) : NULL;
 }
 
 static void
 fa_release(struct fa *a)
 {
-	for (unsigned b = 0; a->label && b < a->g.n; b++)
-		free(a->label[b]);
-	free(a->label);
+	nv_cfg_labels_free(&a->g, a->label);
 	nv_loops_release(&a->ls);
 	nv_dom_release(&a->d);
 	nv_cfg_release(&a->g);
@@ -213,13 +206,28 @@ print_trip(FILE *fp, struct fa *a)
 	}
 }
 
+/* Build liveness, or say why not. */
+static int
+liveness(FILE *fp, struct nv_liveness *lv, struct fa *a, LLVMTargetDataRef td)
+{
+	size_t need;
+
+	if (nv_liveness_build(lv, &a->g, td, &need) == 0)
+		return 0;
+	fprintf(fp, "  liveness not computed: %u blocks x %u values crossing them need %zu MiB "
+	            "(limit %zu MiB)\n", a->g.n, lv->nvals, need >> 20, NV_LIVENESS_MAX_BYTES >> 20);
+	nv_liveness_release(lv);
+	return -1;
+}
+
 static void
 print_liveness(FILE *fp, struct fa *a, LLVMTargetDataRef td)
 {
 	struct nv_liveness lv;
 	unsigned bad;
 
-	nv_liveness_build(&lv, &a->g, td);
+	if (liveness(fp, &lv, a, td))
+		return;
 	for (unsigned b = 0; b < a->g.n; b++)
 		fprintf(fp, "  Block %s: live-in = %u (%u units), live-out = %u (%u units), max = %u (%u units)\n",
 		        a->label[b], nv_live_count(&lv, nv_live_in(&lv, b)), nv_live_units(&lv, nv_live_in(&lv, b)),
@@ -249,7 +257,8 @@ print_occupancy(FILE *fp, struct fa *a, LLVMTargetDataRef td, int sm)
 	struct nv_liveness lv;
 	unsigned u, last = 0;
 
-	nv_liveness_build(&lv, &a->g, td);
+	if (liveness(fp, &lv, a, td))
+		return;
 	u = lv.max_units ? lv.max_units : 1;
 	fprintf(fp, "  max live %u register units: %u of %u warps on sm_%d; cliffs at", u,
 	        nv_occupancy_warps(sm, u), nv_occupancy_max_warps(sm), sm);
@@ -290,9 +299,10 @@ nv_analyze_print(FILE *fp, LLVMModuleRef m, const char *name, int sm)
 
 				nconst += nv_trip_count(&a.ls, l, &t) == NV_TRIP_CONST;
 			}
-			nv_liveness_build(&lv, &a.g, td);
-			maxlive = lv.max_units > maxlive ? lv.max_units : maxlive;
-			nv_liveness_release(&lv);
+			if (liveness(fp, &lv, &a, td) == 0) {
+				maxlive = lv.max_units > maxlive ? lv.max_units : maxlive;
+				nv_liveness_release(&lv);
+			}
 			fa_release(&a);
 			continue;
 		}

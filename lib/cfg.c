@@ -108,29 +108,81 @@ nv_cfg_reachable(const struct nv_cfg *g, unsigned b)
 	return g->rpo_num[b] != NV_NONE;
 }
 
-char *
-nv_cfg_block_label(const struct nv_cfg *g, unsigned b)
+/* LLVM's function-local slot numbering: unnamed arguments first, then
+ * each unnamed block followed by its unnamed non-void instructions.  Calls
+ * fn(block, label) for every block. */
+static void
+number_blocks(LLVMValueRef f, void (*fn)(LLVMBasicBlockRef, char *, void *), void *arg)
 {
-	const char *name = LLVMGetBasicBlockName(g->bb[b]);
-	char *text, *p, *label;
+	unsigned slot = 0;
+	size_t len;
 
-	if (*name)
-		return xasprintf("%%%s", name);
-	if (b == 0) {
-		/* An unnamed entry has no label line: its slot follows the unnamed arguments. */
-		unsigned slot = 0;
-		size_t len;
+	for (LLVMValueRef a = LLVMGetFirstParam(f); a; a = LLVMGetNextParam(a))
+		slot += (LLVMGetValueName2(a, &len), len == 0);
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) {
+		const char *name = LLVMGetBasicBlockName(b);
 
-		for (LLVMValueRef a = LLVMGetFirstParam(g->fn); a; a = LLVMGetNextParam(a))
-			slot += (LLVMGetValueName2(a, &len), len == 0);
-		return xasprintf("%%%u", slot);
+		fn(b, *name ? xasprintf("%%%s", name) : xasprintf("%%%u", slot++), arg);
+		for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+			if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind &&
+			    (LLVMGetValueName2(i, &len), len == 0))
+				slot++;
 	}
-	/* Unnamed: the slot number llvm-dis would print, from the printer. */
-	text = LLVMPrintValueToString(LLVMBasicBlockAsValue(g->bb[b]));
-	p = text + strspn(text, "\n");
-	label = xasprintf("%%%.*s", (int)strcspn(p, ":\n"), p);
-	LLVMDisposeMessage(text);
-	return label;
+}
+
+struct label_all {
+	const struct nv_cfg *g;
+	char **out;
+};
+
+static void
+keep_label(LLVMBasicBlockRef b, char *label, void *arg)
+{
+	struct label_all *la = arg;
+
+	la->out[nv_cfg_index(la->g, b)] = label;
+}
+
+char **
+nv_cfg_labels(const struct nv_cfg *g)
+{
+	struct label_all la = { g, xcalloc(g->n ? g->n : 1, sizeof(char *)) };
+
+	number_blocks(g->fn, keep_label, &la);
+	return la.out;
+}
+
+void
+nv_cfg_labels_free(const struct nv_cfg *g, char **labels)
+{
+	for (unsigned b = 0; labels && b < g->n; b++)
+		free(labels[b]);
+	free(labels);
+}
+
+struct label_one {
+	LLVMBasicBlockRef want;
+	char *label;
+};
+
+static void
+find_label(LLVMBasicBlockRef b, char *label, void *arg)
+{
+	struct label_one *lo = arg;
+
+	if (b == lo->want)
+		lo->label = label;
+	else
+		free(label);
+}
+
+char *
+nv_block_label(LLVMBasicBlockRef bb)
+{
+	struct label_one lo = { bb, NULL };
+
+	number_blocks(LLVMGetBasicBlockParent(bb), find_label, &lo);
+	return lo.label ? lo.label : xstrdup("%?");
 }
 
 void

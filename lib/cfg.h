@@ -28,8 +28,12 @@ void nv_cfg_build(struct nv_cfg *g, LLVMValueRef fn);
 unsigned nv_cfg_index(const struct nv_cfg *g, LLVMBasicBlockRef b);
 /* True if b is reachable from the entry. */
 int nv_cfg_reachable(const struct nv_cfg *g, unsigned b);
-/* A block's name as llvm-dis shows it: "%name", or "%N" for unnamed ones. */
-char *nv_cfg_block_label(const struct nv_cfg *g, unsigned b);
+/* Every block's name as llvm-dis shows it ("%name", or "%N" for an unnamed
+ * one), in one pass; free with nv_cfg_labels_free. */
+char **nv_cfg_labels(const struct nv_cfg *g);
+void nv_cfg_labels_free(const struct nv_cfg *g, char **labels);
+/* One block's name as llvm-dis shows it (numbers its function: O(size)). */
+char *nv_block_label(LLVMBasicBlockRef bb);
 void nv_cfg_release(struct nv_cfg *g);
 
 #define nv_cfg_nsucc(g, b) ((g)->succ_off[(b) + 1] - (g)->succ_off[b])

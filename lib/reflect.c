@@ -5,6 +5,7 @@
 
 #include <llvm-c/Core.h>
 
+#include "cfg.h"
 #include "cfgedit.h"
 #include "diag.h"
 #include "util.h"
@@ -189,23 +190,6 @@ fold_calls(LLVMModuleRef m, LLVMValueRef const fns[2], struct nv_reflect *r, str
 	return 0;
 }
 
-/* How llvm-dis names a block: its name, or the slot number it prints. */
-static char *
-block_label(LLVMBasicBlockRef bb)
-{
-	const char *name = LLVMGetBasicBlockName(bb);
-	char *text, *p;
-	char *label;
-
-	if (*name)
-		return xasprintf("%%%s", name);
-	text = LLVMPrintValueToString(LLVMBasicBlockAsValue(bb));
-	p = text + strspn(text, "\n");
-	label = xasprintf("%%%.*s", (int)strcspn(p, ":\n"), p);
-	LLVMDisposeMessage(text);
-	return label;
-}
-
 static void
 remark_block(LLVMBasicBlockRef bb, unsigned index, void *arg)
 {
@@ -214,7 +198,7 @@ remark_block(LLVMBasicBlockRef bb, unsigned index, void *arg)
 	(void)index;
 	if (!nv_remark_enabled(NV_REMARK_PASSED, PASS))
 		return;
-	label = block_label(bb);
+	label = nv_block_label(bb);
 	nv_remark(NV_REMARK_PASSED, PASS, "BlockRemoved", arg, "removed block %s", label);
 	free(label);
 }
