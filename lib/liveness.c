@@ -37,14 +37,42 @@ tracked(LLVMValueRef v)
 	return !LLVMIsAAllocaInst(v);
 }
 
+/* Does v live past its own block: an argument, a phi operand, or used in
+ * another block? */
+static int
+crosses_blocks(LLVMValueRef v)
+{
+	LLVMBasicBlockRef home;
+
+	if (LLVMIsAArgument(v))
+		return 1;
+	home = LLVMGetInstructionParent(v);
+	for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef user = LLVMGetUser(u);
+
+		if (!LLVMIsAInstruction(user) || LLVMIsAPHINode(user) ||
+		    LLVMGetInstructionParent(user) != home)
+			return 1;
+	}
+	return 0;
+}
+
 static void
 add_value(struct nv_liveness *lv, LLVMValueRef v, LLVMTargetDataRef td)
 {
 	LLVMTypeRef ty = LLVMTypeOf(v);
+	unsigned char pred = LLVMGetTypeKind(ty) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ty) == 1;
+	unsigned char units = (unsigned char)nv_type_units(td, ty);
 
+	if (!crosses_blocks(v)) {
+		lv->local_pred[lv->nlocals] = pred;
+		lv->local_units[lv->nlocals] = units;
+		nv_ptrmap_put(&lv->local, v, lv->nlocals++);
+		return;
+	}
 	lv->val[lv->nvals] = v;
-	lv->pred[lv->nvals] = LLVMGetTypeKind(ty) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ty) == 1;
-	lv->units[lv->nvals] = (unsigned char)nv_type_units(td, ty);
+	lv->pred[lv->nvals] = pred;
+	lv->units[lv->nvals] = units;
 	nv_ptrmap_put(&lv->index, v, lv->nvals++);
 }
 
@@ -155,29 +183,44 @@ tally(const struct nv_liveness *lv, const uint64_t *s, unsigned *n, unsigned *u,
 
 /* The most values (and units, and predicates) live at once at any point
  * between the instructions of block b: walk it backwards from live-out,
- * live_before = (live_after - def) | uses. */
+ * live_before = (live_after - def) | uses.  Values local to the block are
+ * counted on the side (local_live marks them between last use and def). */
 static void
 pressure(struct nv_liveness *lv, unsigned b, uint64_t *tmp)
 {
 	const struct nv_cfg *g = lv->cfg;
-	unsigned n = 0, u = 0, p = 0;
+	unsigned n = 0, u = 0, p = 0, ln = 0, lu = 0, lp = 0;
 
 	memcpy(tmp, nv_live_out(lv, b), lv->words * sizeof(uint64_t));
 	tally(lv, tmp, &n, &u, &p);
 	for (LLVMValueRef i = LLVMGetLastInstruction(g->bb[b]); i; i = LLVMGetPreviousInstruction(i)) {
-		unsigned vi = nv_ptrmap_get(&lv->index, i);
+		unsigned vi = nv_ptrmap_get(&lv->index, i), li = nv_ptrmap_get(&lv->local, i);
+		unsigned cn = 0, cu = 0, cp = 0;
 
 		if (LLVMGetInstructionOpcode(i) == LLVMPHI)
 			break; /* phis are defined together at the top: counted below */
 		if (vi != NV_NONE)
 			CLR(tmp, vi);
+		if (li != NV_NONE && lv->local_live[li]) {
+			lv->local_live[li] = 0;
+			ln--, lu -= lv->local_units[li], lp -= lv->local_pred[li];
+		}
 		for (int k = 0; k < LLVMGetNumOperands(i); k++) {
-			unsigned oi = nv_ptrmap_get(&lv->index, LLVMGetOperand(i, k));
+			LLVMValueRef op = LLVMGetOperand(i, k);
+			unsigned oi = nv_ptrmap_get(&lv->index, op), ol = nv_ptrmap_get(&lv->local, op);
 
 			if (oi != NV_NONE)
 				SET(tmp, oi);
+			if (ol != NV_NONE && !lv->local_live[ol]) {
+				lv->local_live[ol] = 1;
+				ln++, lu += lv->local_units[ol], lp += lv->local_pred[ol];
+			}
 		}
-		tally(lv, tmp, &n, &u, &p);
+		tally(lv, tmp, &cn, &cu, &cp);
+		cn += ln, cu += lu, cp += lp;
+		n = cn > n ? cn : n;
+		u = cu > u ? cu : u;
+		p = cp > p ? cp : p;
 	}
 	/* at the top, after the phis: the live-in values and the phis */
 	for (LLVMValueRef i = LLVMGetFirstInstruction(g->bb[b]);
@@ -195,8 +238,9 @@ pressure(struct nv_liveness *lv, unsigned b, uint64_t *tmp)
 	lv->max_preds = p > lv->max_preds ? p : lv->max_preds;
 }
 
-void
-nv_liveness_build(struct nv_liveness *lv, const struct nv_cfg *g, LLVMTargetDataRef td)
+int
+nv_liveness_build(struct nv_liveness *lv, const struct nv_cfg *g, LLVMTargetDataRef td,
+                  size_t *need)
 {
 	unsigned cap = LLVMCountParams(g->fn);
 	uint64_t *use, *def, *tmp;
@@ -211,7 +255,11 @@ nv_liveness_build(struct nv_liveness *lv, const struct nv_cfg *g, LLVMTargetData
 	lv->val = xcalloc(cap ? cap : 1, sizeof(*lv->val));
 	lv->units = xcalloc(cap ? cap : 1, 1);
 	lv->pred = xcalloc(cap ? cap : 1, 1);
+	lv->local_units = xcalloc(cap ? cap : 1, 1);
+	lv->local_pred = xcalloc(cap ? cap : 1, 1);
+	lv->local_live = xcalloc(cap ? cap : 1, 1);
 	nv_ptrmap_init(&lv->index, cap);
+	nv_ptrmap_init(&lv->local, cap);
 	for (LLVMValueRef a = LLVMGetFirstParam(g->fn); a; a = LLVMGetNextParam(a))
 		add_value(lv, a, td);
 	for (unsigned b = 0; b < g->n; b++)
@@ -222,6 +270,9 @@ nv_liveness_build(struct nv_liveness *lv, const struct nv_cfg *g, LLVMTargetData
 	if (!lv->words)
 		lv->words = 1;
 	setsz = (size_t)(g->n ? g->n : 1) * lv->words;
+	*need = 4 * setsz * sizeof(uint64_t); /* in, out, use, def */
+	if (*need > NV_LIVENESS_MAX_BYTES)
+		return -1;
 	lv->in = xcalloc(setsz, sizeof(uint64_t));
 	lv->out = xcalloc(setsz, sizeof(uint64_t));
 	use = xcalloc(setsz, sizeof(uint64_t));
@@ -262,6 +313,7 @@ nv_liveness_build(struct nv_liveness *lv, const struct nv_cfg *g, LLVMTargetData
 	free(use);
 	free(def);
 	free(tmp);
+	return 0;
 }
 
 int
@@ -313,6 +365,10 @@ nv_liveness_release(struct nv_liveness *lv)
 	free(lv->out);
 	free(lv->block_max);
 	free(lv->block_max_units);
+	free(lv->local_units);
+	free(lv->local_pred);
+	free(lv->local_live);
 	nv_ptrmap_release(&lv->index);
+	nv_ptrmap_release(&lv->local);
 	memset(lv, 0, sizeof(*lv));
 }

@@ -5,7 +5,11 @@
  * bitvectors, and the register pressure that follows.
  *
  * Values are the function's arguments and the instructions that produce
- * one (allocas aside: they are stack slots, not registers).  A phi's
+ * one (allocas aside: they are stack slots, not registers).  The sets hold
+ * only the values that cross a block boundary (arguments, phi operands and
+ * values used outside their block): a value used only where it is defined
+ * is in no live-in or live-out set, so it takes no room there; the
+ * pressure walk counts it all the same.  A phi's
  * operand is used at the end of its incoming block; a phi is defined at
  * the top of its own.  So live_in(B) = use(B) | (live_out(B) - def(B)) and
  * live_out(B) = union over successors S of live_in(S) | phi_uses(S, B).
@@ -25,19 +29,29 @@
 
 struct nv_liveness {
 	const struct nv_cfg *cfg;
-	unsigned nvals, words;  /* words: 64-bit words per set */
+	unsigned nvals, words;  /* values that cross blocks; 64-bit words per set */
 	LLVMValueRef *val;      /* index -> value */
 	struct nv_ptrmap index; /* value -> index */
 	unsigned char *units;   /* register units per value (0 for predicates) */
 	unsigned char *pred;    /* 1 for i1 values */
+	unsigned nlocals;       /* values used only in their own block */
+	struct nv_ptrmap local; /* value -> local index */
+	unsigned char *local_units, *local_pred, *local_live;
 	uint64_t *in, *out;     /* cfg->n sets of `words` words */
 	unsigned *block_max;    /* most values live at a point between instructions of the block */
 	unsigned *block_max_units;
 	unsigned max_live, max_units, max_preds; /* over the function */
 };
 
-/* Compute liveness for g's function; td is the module's data layout. */
-void nv_liveness_build(struct nv_liveness *lv, const struct nv_cfg *g, LLVMTargetDataRef td);
+/* The most memory the live sets of one function may take (dense
+ * bitvectors: blocks x crossing values x 2 bits). */
+#define NV_LIVENESS_MAX_BYTES ((size_t)256 << 20)
+
+/* Compute liveness for g's function; td is the module's data layout.
+ * Returns 0, or -1 (lv empty, safe to release) when the sets would need more
+ * than NV_LIVENESS_MAX_BYTES: *need then says how many. */
+int nv_liveness_build(struct nv_liveness *lv, const struct nv_cfg *g, LLVMTargetDataRef td,
+                      size_t *need);
 /* True if value index v is in set s (a block's in or out). */
 int nv_live_has(const struct nv_liveness *lv, const uint64_t *s, unsigned v);
 /* The live-in / live-out set of block b. */
