@@ -81,6 +81,12 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	sh t/run.sh
 
+# Meaning preservation on N random programs from SEED on (t/csmith.sh).
+N ?= 100
+SEED ?= 1
+csmith: all
+	bash t/csmith.sh -n $(N) -s $(SEED)
+
 install: all lib/libnv.pc
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/nv $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -99,6 +105,6 @@ install: all lib/libnv.pc
 clean:
 	rm -rf bin/nv-* bin/nvcc-lite lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags
 
-.PHONY: all toolcheck deps demo check install clean print-ldflags FORCE
+.PHONY: all toolcheck deps demo check csmith install clean print-ldflags FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

@@ -22,6 +22,8 @@ if [ "$mode" = --install ]; then
 	need bats-support have_file /usr/lib/bats/bats-support/load.bash
 	need bats-assert have_file /usr/lib/bats/bats-assert/load.bash
 	need bats-file have_file /usr/lib/bats/bats-file/load.bash
+	need csmith command -v csmith
+	need libcsmith-dev have_file /usr/include/csmith/csmith.h
 fi
 [ -z "$missing" ] && exit 0
 
