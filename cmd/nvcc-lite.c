@@ -459,40 +459,125 @@ print_cmd(FILE *fp, char **av)
 		fprintf(fp, "%s%s", i ? " " : "", nv_shell_quote(av[i]));
 }
 
+struct chain {
+	char **argv[16];
+	const char *name[16];
+	size_t n;
+};
+
+/* Front end (for .cu) and the steps of the pipeline, the last writing out. */
+static void
+build_chain(struct chain *c, const char *ext, const char *dir, const char *out, enum nv_pipe_id pipe)
+{
+	if (!strcmp(ext, "cu")) {
+		c->name[c->n] = "front end";
+		c->argv[c->n++] = front_end(dir);
+	}
+	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++) {
+		if (!(s->in & (1u << pipe)) || (o.out == OUT_LLVM && s->stage == NV_STAGE_LLC))
+			continue;
+		c->name[c->n] = s->prog;
+		c->argv[c->n++] = stage_argv(s, dir);
+	}
+	if (c->n == 0 || (o.out == OUT_LLVM && !strcmp(c->name[c->n - 1], "front end"))) {
+		/* Something must verify the module and write it atomically. */
+		static const struct nv_pipe_step writer = { "nv-opt", NV_STAGE_OPT, 0, "", 0 };
+
+		c->name[c->n] = "nv-opt";
+		c->argv[c->n++] = stage_argv(&writer, dir);
+	}
+	if (strcmp(ext, "cu"))
+		c->argv[0] = append(c->argv[0], o.input, NULL);
+	c->argv[c->n - 1] = append(c->argv[c->n - 1], "-o", out);
+}
+
+/* -keep: every step writes BASE.N-STAGE.bc and the next one reads it. */
+static void
+keep_files(struct chain *c, const char *base)
+{
+	const char *kd = o.keep_dir ? o.keep_dir : ".";
+
+	for (size_t i = 0; i + 1 < c->n; i++) {
+		int fe = !strcmp(c->name[i], "front end");
+		char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, i, fe ? "cudafe" : c->name[i]);
+		size_t last = argv_len(c->argv[i]);
+
+		if (fe) {
+			free(c->argv[i][last - 1]); /* the front end's "-o -" */
+			c->argv[i][last - 1] = xstrdup(f);
+		} else {
+			c->argv[i] = append(c->argv[i], "-o", f);
+		}
+		c->argv[i + 1] = append(c->argv[i + 1], f, NULL);
+		free(f);
+	}
+}
+
+/* -v echoes the commands to stderr; -dryrun prints them as a script. */
+static void
+show(const struct chain *c, enum nv_pipe_id pipe)
+{
+	FILE *fp = o.dryrun ? stdout : stderr;
+	const char *joint = o.keep ? "\n" : " |\n";
+
+	if (o.dryrun)
+		fprintf(fp, "#!/bin/sh\n# nvcc-lite %s: %s\nset -e\n", nv_pipe_name(pipe), o.input);
+	for (size_t i = 0; i < c->n; i++) {
+		fputs(o.dryrun ? (i && !o.keep ? "  " : "") : "#$ ", fp);
+		print_cmd(fp, c->argv[i]);
+		fputs(i + 1 == c->n ? "\n" : joint, fp);
+	}
+}
+
+static void
+list_knobs(void)
+{
+	static const char *const types[] = { "bool", "int", "string" };
+
+	for (int k = 0; k < NV_KNOB_COUNT; k++)
+		printf("%s\t%s\t%s\t%s\t%s\n", nv_knobs[k].name, nv_stage_name(nv_knobs[k].stages),
+		       types[nv_knobs[k].type], nv_knobs[k].def, nv_knobs[k].help);
+}
+
+static int
+run(struct chain *c)
+{
+	int rc = 0, in_fd;
+
+	if (o.keep) {
+		for (size_t i = 0; i < c->n && !rc; i++)
+			rc = nv_spawn_chain(&c->argv[i], 1, -1, -1);
+		return rc;
+	}
+	in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	rc = nv_spawn_chain(c->argv, c->n, in_fd, -1);
+	close(in_fd);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
-	char *dir, *base, *out;
-	char **chain[16];
-	const char *names[16], *ext;
-	size_t n = 0;
-	int in_fd = -1, rc;
+	struct chain c = { 0 };
+	const char *ext;
+	char *out;
 	enum nv_pipe_id pipe;
+	int rc;
 
 	nv_diag_init(argv[0]);
 	parse(argc, argv);
-	if (o.help) {
-		help();
-		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
-	}
-	if (o.version) {
-		printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
-		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
-	}
-	if (o.list_knobs) {
-		static const char *const types[] = { "bool", "int", "string" };
-
-		for (int k = 0; k < NV_KNOB_COUNT; k++)
-			printf("%s\t%s\t%s\t%s\t%s\n", nv_knobs[k].name, nv_stage_name(nv_knobs[k].stages),
-			       types[nv_knobs[k].type], nv_knobs[k].def, nv_knobs[k].help);
+	if (o.help || o.version || o.list_knobs) {
+		if (o.help)
+			help();
+		else if (o.version)
+			printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
+		else
+			list_knobs();
 		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
 	if (!o.input)
 		nv_usage_error("no input file (see 'nvcc-lite --help')");
-	if (!nv_target_arch(o.arch))
-		nv_usage_error("unsupported GPU architecture '%s'; did you mean '%s'?", o.arch,
-		               nv_target_suggest(o.arch));
-	o.arch = nv_target_arch(o.arch)->name;
+	o.arch = nv_target_arch_or_die(o.arch)->name;
 	if (o.fast_math) {
 		/* nvcc: --use_fast_math -> -ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1 -fast-math */
 		o.ftz = o.ftz < 0 ? 1 : o.ftz;
@@ -505,75 +590,18 @@ main(int argc, char **argv)
 		nv_usage_error("don't know what to do with '%s': expected a .cu, .bc or .ll file", o.input);
 	if (access(o.input, R_OK))
 		nv_fatal("cannot read '%s':", o.input);
-	dir = self_dir();
-	base = stem(o.input);
 	out = o.output ? xstrdup(o.output)
-	               : xasprintf("%s.%s", base, o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "bc");
+	               : xasprintf("%s.%s", stem(o.input),
+	                           o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "bc");
 	pipe = (enum nv_pipe_id)o.olevel;
-
-	if (!strcmp(ext, "cu")) {
-		names[n] = "front end";
-		chain[n++] = front_end(dir);
-	}
-	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++) {
-		if (!(s->in & (1u << pipe)))
-			continue;
-		if (o.out == OUT_LLVM && s->stage == NV_STAGE_LLC)
-			continue;
-		names[n] = s->prog;
-		chain[n++] = stage_argv(s, dir);
-	}
-	if (n == 0 || (o.out == OUT_LLVM && !strcmp(names[n - 1], "front end"))) {
-		/* Something must verify the module and write it atomically. */
-		static const struct nv_pipe_step writer = { "nv-opt", NV_STAGE_OPT, 0, "", 0 };
-
-		names[n] = "nv-opt";
-		chain[n++] = stage_argv(&writer, dir);
-	}
-	if (strcmp(ext, "cu"))
-		chain[0] = append(chain[0], o.input, NULL);
-	chain[n - 1] = append(chain[n - 1], "-o", out);
-
-	if (o.keep) {
-		const char *kd = o.keep_dir ? o.keep_dir : ".";
-
-		for (size_t i = 0; i + 1 < n; i++) {
-			const char *what = strcmp(names[i], "front end") ? names[i] : "cudafe";
-			char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, i, what);
-			size_t last;
-
-			last = argv_len(chain[i]);
-			if (i == 0 && !strcmp(names[0], "front end"))
-				free(chain[i][last - 1]), chain[i][last - 1] = xstrdup(f);
-			else
-				chain[i] = append(chain[i], "-o", f);
-			chain[i + 1] = append(chain[i + 1], f, NULL);
-			free(f);
-		}
-	}
-	if (o.dryrun || o.verbose) {
-		FILE *fp = o.dryrun ? stdout : stderr;
-		const char *joint = o.keep ? "\n" : " |\n";
-
-		if (o.dryrun)
-			fprintf(fp, "#!/bin/sh\n# nvcc-lite %s: %s\nset -e\n", nv_pipe_name(pipe), o.input);
-		for (size_t i = 0; i < n; i++) {
-			fputs(o.dryrun ? (i && !o.keep ? "  " : "") : "#$ ", fp);
-			print_cmd(fp, chain[i]);
-			fputs(i + 1 == n ? "\n" : joint, fp);
-		}
-		if (o.dryrun)
-			return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
-	}
-	if (o.keep) {
-		rc = 0;
-		for (size_t i = 0; i < n && !rc; i++)
-			rc = nv_spawn_chain(&chain[i], 1, -1, -1);
-	} else {
-		in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		rc = nv_spawn_chain(chain, n, in_fd, -1);
-		close(in_fd);
-	}
+	build_chain(&c, ext, self_dir(), out, pipe);
+	if (o.keep)
+		keep_files(&c, stem(o.input));
+	if (o.dryrun || o.verbose)
+		show(&c, pipe);
+	if (o.dryrun)
+		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+	rc = run(&c);
 	if (rc)
 		remove_output(out);
 	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);

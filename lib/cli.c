@@ -186,8 +186,12 @@ help_table(const struct nv_cli *cli, const struct nv_option *t)
 			continue;
 		if (t->type == NV_OPT_OLEVEL)
 			snprintf(lhs, sizeof(lhs), "-%s0..3", t->name);
+		else if (t->type == NV_OPT_FLAG && (!strcmp(t->name, "help") || !strcmp(t->name, "version")))
+			snprintf(lhs, sizeof(lhs), "--%s", t->name);
 		else if (t->type == NV_OPT_FLAG)
 			snprintf(lhs, sizeof(lhs), "-%s", t->name);
+		else if (strlen(t->name) == 1)
+			snprintf(lhs, sizeof(lhs), "-%s %s", t->name, t->meta ? t->meta : "VALUE");
 		else if (t->type == NV_OPT_OPTSTR)
 			snprintf(lhs, sizeof(lhs), "-%s[=%s]", t->name, t->meta);
 		else

@@ -130,7 +130,7 @@ setup() {
 @test "an unsupported GPU is refused with the nearest one suggested" {
 	run --separate-stderr nvcc-lite -arch=sm_91 k.cu
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nvcc-lite: error: unsupported GPU architecture 'sm_91'; did you mean 'sm_90'?"
+	assert_equal "$stderr" "nvcc-lite: error: unknown GPU architecture 'sm_91'; did you mean 'sm_90'?"
 }
 
 @test "nvcc's spellings of flags are accepted" {
