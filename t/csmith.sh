@@ -6,7 +6,8 @@
 # every stage configuration below transforms the bitcode and lli runs it
 # again: the output and exit status must be the same.  Programs whose
 # reference run fails or times out (undefined behaviour, too slow) are
-# discarded and counted.  A difference is a failure: the seed and the
+# discarded and counted; a program csmith or clang could not produce is
+# counted apart, and if the tools themselves go missing the run stops.  A difference is a failure: the seed and the
 # commands that reproduce it are printed.  Exit 1 if anything failed.
 set -u
 n=10 seed=1 only=()
@@ -37,16 +38,23 @@ configs=(
 	"chain|nv-link \$in | nv-reflect | nv-opt -pipeline=loop-canon | nv-opt -O3 -o \$out"
 )
 
+for tool in csmith clang-22 lli; do
+	command -v "$tool" >/dev/null || { echo "csmith.sh: $tool is not installed" >&2; exit 2; }
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 declare -A passed failed
-run=0 discarded=0 fails=0
+run=0 discarded=0 unmade=0 fails=0
 
 for ((s = seed; s < seed + n; s++)); do
 	c="$tmp/p$s.c" in="$tmp/p$s.bc"
-	csmith --seed "$s" >"$c" 2>/dev/null || { discarded=$((discarded + 1)); continue; }
-	clang-22 -O0 -Xclang -disable-O0-optnone -w -I"$csmith_inc" -emit-llvm -c "$c" -o "$in" 2>/dev/null ||
-		{ discarded=$((discarded + 1)); continue; }
+	if ! csmith --seed "$s" >"$c" 2>/dev/null ||
+	   ! clang-22 -O0 -Xclang -disable-O0-optnone -w -I"$csmith_inc" -emit-llvm -c "$c" -o "$in" 2>/dev/null; then
+		command -v csmith >/dev/null && command -v clang-22 >/dev/null ||
+			{ echo "csmith.sh: csmith or clang-22 disappeared at seed $s" >&2; exit 2; }
+		unmade=$((unmade + 1))
+		continue
+	fi
 	ref=$(timeout "$limit" lli "$in" 2>/dev/null)
 	rstatus=$?
 	if [ $rstatus -ne 0 ]; then
@@ -78,7 +86,7 @@ for ((s = seed; s < seed + n; s++)); do
 	done
 done
 
-echo "csmith: seeds $seed..$((seed + n - 1)): $run run, $discarded discarded"
+echo "csmith: seeds $seed..$((seed + n - 1)): $run run, $discarded discarded (undefined behaviour or over ${limit}s), $unmade not generated"
 for row in "${configs[@]}"; do
 	name=${row%%|*}
 	if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " == *" $name "* ]]; then
