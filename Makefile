@@ -81,6 +81,19 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	sh t/run.sh
 
+# libFuzzer over textual IR: every analysis and nv-reflect (t/fuzz/).  The
+# library is compiled into it with coverage; FUZZ_TIME seconds per run.
+FUZZ_CC = $(LLVM_BINDIR)/clang
+FUZZ_TIME ?= 60
+bin/fuzz-ir: t/fuzz/fuzz-ir.c $(LIB_SRC) $(HEADERS) | toolcheck
+	@mkdir -p bin
+	$(FUZZ_CC) -std=c17 -g -O1 -D_GNU_SOURCE -Ilib -DNV_VERSION='"$(VERSION)"' $(LLVM_CPPFLAGS) \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    t/fuzz/fuzz-ir.c $(LIB_SRC) $(LLVM_LIBS) -o $@
+
+fuzz: bin/fuzz-ir
+	sh t/fuzz/run.sh $(FUZZ_TIME)
+
 # Meaning preservation on N random programs from SEED on (t/csmith.sh).
 N ?= 100
 SEED ?= 1
@@ -103,8 +116,8 @@ install: all lib/libnv.pc
 	cp completions/_nvcc-lite $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 
 clean:
-	rm -rf bin/nv-* bin/nvcc-lite lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags
+	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags
 
-.PHONY: all toolcheck deps demo check csmith install clean print-ldflags FORCE
+.PHONY: all toolcheck deps demo check csmith fuzz install clean print-ldflags FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

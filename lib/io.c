@@ -129,14 +129,15 @@ nv_io_verify(LLVMModuleRef m, const char *what)
 #endif
 
 /*
- * LLVM's bitcode reader trusts its input more than it should: flipped bits
- * can make it crash, trap or ask for tens of gigabytes.  So a child process
- * parses first, with stderr closed and its address space capped; only if it
- * survives does this process parse the same bytes.  Returns 0 when the
- * parse is safe to repeat here, -1 after an error message.
+ * LLVM's readers trust their input more than they should: flipped bits make
+ * the bitcode reader crash, trap or ask for tens of gigabytes, and the text
+ * parser reads past a malformed inline-asm constraint (found by fuzzing).
+ * So a child process parses first, with stderr closed and its address space
+ * capped; only if it survives does this process parse the same bytes.
+ * Returns 0 when the parse is safe to repeat here, -1 after an error.
  */
 static int
-probe_bitcode(LLVMContextRef ctx, const char *name, const char *data, size_t len)
+probe(LLVMContextRef ctx, const char *name, const char *data, size_t len, int text)
 {
 	pid_t pid;
 	int status;
@@ -158,6 +159,12 @@ probe_bitcode(LLVMContextRef ctx, const char *name, const char *data, size_t len
 #endif
 		if (fd >= 0)
 			dup2(fd, 2);
+		if (text) {
+			char *msg = NULL;
+
+			mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len, name);
+			_exit(LLVMParseIRInContext(ctx, mb, &m, &msg) ? 1 : 0);
+		}
 		mb = LLVMCreateMemoryBufferWithMemoryRange(data, len, name, 0);
 		_exit(LLVMParseBitcodeInContext2(ctx, mb, &m) ? 1 : 0);
 	}
@@ -167,11 +174,11 @@ probe_bitcode(LLVMContextRef ctx, const char *name, const char *data, size_t len
 	if (WIFEXITED(status) && WEXITSTATUS(status) <= 1)
 		return 0;
 	if (WIFSIGNALED(status))
-		nv_error("cannot read bitcode from '%s': malformed (LLVM's reader died of signal %d)",
-		         name, WTERMSIG(status));
+		nv_error("cannot read %s from '%s': malformed (LLVM's %s died of signal %d)",
+		         text ? "IR" : "bitcode", name, text ? "parser" : "reader", WTERMSIG(status));
 	else
-		nv_error("cannot read bitcode from '%s': malformed (LLVM's reader failed with status %d)",
-		         name, WEXITSTATUS(status));
+		nv_error("cannot read %s from '%s': malformed (LLVM's %s failed with status %d)",
+		         text ? "IR" : "bitcode", name, text ? "parser" : "reader", WEXITSTATUS(status));
 	return -1;
 }
 
@@ -183,7 +190,7 @@ parse_bitcode(LLVMContextRef ctx, const char *name, const char *data, size_t len
 	int bad;
 	char *err;
 
-	if (probe_bitcode(ctx, name, data, len))
+	if (probe(ctx, name, data, len, 0))
 		return -1;
 	mb = LLVMCreateMemoryBufferWithMemoryRange(data, len, name, 0);
 	bad = LLVMParseBitcodeInContext2(ctx, mb, out);
@@ -208,6 +215,10 @@ parse_text(LLVMContextRef ctx, const char *name, const char *data, size_t len,
 	if (memchr(data, '\0', len)) {
 		LLVMDisposeMemoryBuffer(mb);
 		nv_error("'%s' is neither LLVM bitcode nor textual IR", name);
+		return -1;
+	}
+	if (probe(ctx, name, data, len, 1)) {
+		LLVMDisposeMemoryBuffer(mb);
 		return -1;
 	}
 	if (LLVMParseIRInContext(ctx, mb, out, &msg)) {
@@ -359,7 +370,7 @@ nv_io_write_module(LLVMModuleRef m, const char *path, int text, int force)
 }
 
 int
-nv_io_read_lazy(LLVMContextRef ctx, const char *path, int probe, LLVMModuleRef *out)
+nv_io_read_lazy(LLVMContextRef ctx, const char *path, int untrusted, LLVMModuleRef *out)
 {
 	const char *name = input_name(path);
 	LLVMMemoryBufferRef mb;
@@ -374,7 +385,7 @@ nv_io_read_lazy(LLVMContextRef ctx, const char *path, int probe, LLVMModuleRef *
 		free(data);
 		return -1;
 	}
-	if (probe && probe_bitcode(ctx, name, data, len)) {
+	if (untrusted && probe(ctx, name, data, len, 0)) {
 		free(data);
 		return -1;
 	}

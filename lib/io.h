@@ -16,10 +16,10 @@ int nv_io_slurp(const char *path, char **data, size_t *len);
  * error message naming the input. */
 int nv_io_read_module(LLVMContextRef ctx, const char *path, LLVMModuleRef *out);
 /* Open bitcode at path lazily: function bodies are read only when something
- * (the linker) needs them.  With probe, the whole file is first parsed in a
+ * (the linker) needs them.  When untrusted, the whole file is first parsed in a
  * child process, as for any untrusted input.  Not verified here: verify the
  * module it ends up in.  0, or -1 after an error. */
-int nv_io_read_lazy(LLVMContextRef ctx, const char *path, int probe, LLVMModuleRef *out);
+int nv_io_read_lazy(LLVMContextRef ctx, const char *path, int untrusted, LLVMModuleRef *out);
 /* Verify m; on failure print "<what> is invalid: <first line>" and return -1. */
 int nv_io_verify(LLVMModuleRef m, const char *what);
 /* Write len bytes to path ("-" or NULL = stdout), atomically for regular

@@ -17,6 +17,15 @@ load helper
 	done
 }
 
+@test "text IR that makes LLVM's parser read out of bounds is one error line (found by fuzz-ir)" {
+	for p in $(stages); do
+		run --separate-stderr "$p" "$FIXTURES/crash-parser-asm.ll" -o "$BATS_TEST_TMPDIR/out"
+		[ "$status" -eq 1 ] || fail "$p: status $status: $stderr"
+		assert_one_error "$p"
+		[[ "$stderr" == "$p: error: cannot "* ]] || fail "$stderr"
+	done
+}
+
 @test "a global of type void (the verifier lets it through) is rejected before codegen" {
 	for p in $(stages); do
 		run --separate-stderr "$p" "$FIXTURES/crash-reader-225.bc"

@@ -136,3 +136,16 @@ nv-reflect: remark: in function '"'"'main'"'"': __nvvm_reflect("__EXTRA") folded
 	[ "$(grep -c '^define' ours.ll)" -gt 300 ]
 	diff theirs.ll ours.ll
 }
+
+@test "a cut edge to a block that stays reachable loses only its phi entry" {
+	nv-reflect -arch=sm_90 "$FIXTURES/reflect-phi-edge.ll" -o "$BATS_TEST_TMPDIR/new.bc"
+	run lli "$BATS_TEST_TMPDIR/new.bc"
+	assert_equal "$status" 2
+	nv-reflect -arch=sm_75 "$FIXTURES/reflect-phi-edge.ll" -o "$BATS_TEST_TMPDIR/old.bc"
+	run lli "$BATS_TEST_TMPDIR/old.bc"
+	assert_equal "$status" 1
+	# the phi is left with one entry, and then folds to its value
+	run nv-reflect -arch=sm_90 -S "$FIXTURES/reflect-phi-edge.ll"
+	assert_output --partial "ret i32 2"
+	refute_output --partial "= phi"
+}
