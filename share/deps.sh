@@ -23,6 +23,7 @@ if [ "$mode" = --install ]; then
 	need bats-assert have_file /usr/lib/bats/bats-assert/load.bash
 	need bats-file have_file /usr/lib/bats/bats-file/load.bash
 	need libclang-rt-22-dev have_file /usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a
+	need zsh command -v zsh
 	need csmith command -v csmith
 	need libcsmith-dev have_file /usr/include/csmith/csmith.h
 fi
