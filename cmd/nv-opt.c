@@ -14,18 +14,20 @@
 #include "analyze.h"
 #include "stdpipe.h"
 #include "target.h"
+#include "unroll.h"
 #include "util.h"
 
 static const char *passes, *named, *arch;
-static int olevel = -1, disable_output;
+static int olevel = -1, disable_output, no_unroll;
 static struct nv_strv prints;
 
 static const struct nv_option opts[] = {
 	{ "passes", NV_OPT_STR, &passes, "TEXT", "run the LLVM new-PM pipeline TEXT" },
 	{ "O", NV_OPT_OLEVEL, &olevel, NULL, "run LLVM's default<On> pipeline" },
-	{ "pipeline", NV_OPT_STR, &named, "NAME", "run a named sub-pipeline (std1, std5, std8, loop-canon)" },
+	{ "pipeline", NV_OPT_STR, &named, "NAME", "run a named sub-pipeline (std1, std5, std8, mid-unroll, post-unroll, loop-canon)" },
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "target for cost models of an NVPTX module (default: the module's target-cpu, else sm_75)" },
 	{ "print", NV_OPT_LIST, &prints, "NAME", "after the pipeline, print an analysis to stderr: cfg, dom, postdom, loops, tripcount, liveness, cost, occupancy, summary (repeatable)" },
+	{ "no-unroll", NV_OPT_FLAG, &no_unroll, NULL, "leave unrolling to nv-unroll: LLVM's unrollers are off, #pragma unroll included" },
 	{ "disable-output", NV_OPT_FLAG, &disable_output, NULL, "write no module (with -print)" },
 	{ NULL },
 };
@@ -46,7 +48,7 @@ pipeline_text(void)
 		return NULL;
 	p = nv_stdpipe_find(named);
 	if (!p)
-		nv_usage_error("unknown sub-pipeline '%s' (known: std1, std5, std8, loop-canon)", named);
+		nv_usage_error("unknown sub-pipeline '%s' (known: std1, std5, std8, mid-unroll, post-unroll, loop-canon)", named);
 	return xstrdup(p->passes);
 }
 
@@ -58,7 +60,12 @@ run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm)
 
 	LLVMPassBuilderOptionsSetVerifyEach(po, (int)nv_knob_int(NV_KNOB_VERIFY_EACH));
 	LLVMPassBuilderOptionsSetDebugLogging(po, (int)nv_knob_int(NV_KNOB_DEBUG_PASS_MANAGER));
+	LLVMPassBuilderOptionsSetLoopUnrolling(po, !no_unroll);
+	if (no_unroll)
+		nv_unroll_hide(m);
 	err = LLVMRunPasses(m, text, tm, po);
+	if (no_unroll)
+		nv_unroll_unhide(m);
 	LLVMDisposePassBuilderOptions(po);
 	if (!err) {
 		/* Passes report some errors as diagnostics and carry on. */
@@ -150,32 +157,6 @@ check_pipeline(const char *text)
 	LLVMContextDispose(ctx);
 }
 
-/* An NVPTX module gets a target machine so cost models see the GPU. */
-static LLVMTargetMachineRef
-target_for(LLVMModuleRef m)
-{
-	const struct nv_arch *a;
-	const char *name = arch;
-	char *cpu = NULL;
-
-	if (strncmp(LLVMGetTarget(m), "nvptx64", 7))
-		return NULL;
-	if (!name)
-		for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !cpu; f = LLVMGetNextFunction(f)) {
-			LLVMAttributeRef at = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-			                                                    "target-cpu", 10);
-			unsigned len;
-
-			if (at)
-				cpu = xasprintf("%s", LLVMGetStringAttributeValue(at, &len));
-		}
-	a = nv_target_arch(name ? name : cpu ? cpu : NV_DEFAULT_ARCH);
-	free(cpu);
-	if (!a)
-		a = nv_target_arch(NV_DEFAULT_ARCH);
-	return nv_target_machine(a, olevel > 0 ? olevel : 2);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -212,7 +193,7 @@ main(int argc, char **argv)
 		int want = nv_remark_enabled(NV_REMARK_ANALYSIS, "nv-opt");
 		struct fsize *before = want ? measure(m, &n) : NULL;
 
-		tm = target_for(m);
+		tm = nv_target_for_module(m, arch, olevel > 0 ? olevel : 2);
 		rc = run(m, text, tm) || nv_io_verify(m, "module after the pipeline");
 		if (want)
 			report_sizes(m, before, n, text);

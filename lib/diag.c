@@ -234,7 +234,14 @@ static struct {
 	char *yaml;
 	size_t yaml_len;
 	FILE *yaml_fp;
+	int llvm_quiet; /* LLVM's own remarks are not shown */
 } rm;
+
+void
+nv_diag_llvm_remarks(int on)
+{
+	rm.llvm_quiet = !on;
+}
 
 static void
 on_llvm_diag(LLVMDiagnosticInfoRef di, void *ctx)
@@ -252,7 +259,7 @@ on_llvm_diag(LLVMDiagnosticInfoRef di, void *ctx)
 		break;
 	case LLVMDSRemark:
 		/* LLVM's passes report only what -pass-remarks* asked for. */
-		if (rm.on[0] || rm.on[1] || rm.on[2])
+		if ((rm.on[0] || rm.on[1] || rm.on[2]) && !rm.llvm_quiet)
 			emit("%s: remark: %s\n", progname,
 			        strncmp(desc, "<unknown>:0:0: ", 15) ? desc : desc + 15);
 		break;

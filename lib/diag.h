@@ -42,6 +42,9 @@ void nv_forget_output(const char *path);
 /* Capture LLVM diagnostics of ctx: errors are kept for nv_llvm_error(),
  * warnings and remarks are printed with the program's prefix. */
 void nv_diag_attach(LLVMContextRef ctx);
+/* Show (1, the default) or drop (0) the remarks of LLVM's own passes, for
+ * a stage whose remarks already say what the LLVM pass it drives did. */
+void nv_diag_llvm_remarks(int on);
 /* The last LLVM error message captured (NULL if none); clears it. Caller frees. */
 char *nv_llvm_error(void);
 

@@ -233,19 +233,19 @@ loop_kind(LLVMContextRef ctx)
 	return LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
 }
 
-static LLVMValueRef
-latch_term(const struct nv_loops *ls, unsigned l)
+LLVMValueRef
+nv_loop_latch_term(const struct nv_loops *ls, unsigned l)
 {
 	const struct nv_loop *lp = &ls->v[l];
 
 	return lp->nlatches == 1 ? LLVMGetBasicBlockTerminator(ls->cfg->bb[lp->latches[0]]) : NULL;
 }
 
-/* The operands of the loop's llvm.loop node (as values), or NULL. */
+/* The operands of t's llvm.loop node (as values), or NULL. */
 static LLVMValueRef *
-loop_props(const struct nv_loops *ls, unsigned l, unsigned *n)
+loop_props(LLVMValueRef t, unsigned *n)
 {
-	LLVMValueRef t = latch_term(ls, l), id, *ops;
+	LLVMValueRef id, *ops;
 
 	*n = 0;
 	if (!t)
@@ -259,32 +259,42 @@ loop_props(const struct nv_loops *ls, unsigned l, unsigned *n)
 	return ops;
 }
 
+/* The name of a property node (its first operand, an MDString), or NULL. */
+static const char *
+prop_name(LLVMValueRef op, unsigned *len)
+{
+	LLVMValueRef *sub;
+	unsigned k;
+	const char *s;
+
+	if (!op || !LLVMIsAMDNode(op) || (k = LLVMGetMDNodeNumOperands(op)) < 1)
+		return NULL;
+	sub = xcalloc(k, sizeof(*sub));
+	LLVMGetMDNodeOperands(op, sub);
+	s = sub[0] ? LLVMGetMDString(sub[0], len) : NULL;
+	free(sub);
+	return s;
+}
+
 /* The property node called name among ops[1..], or NULL. */
 static LLVMValueRef
 find_prop(LLVMValueRef *ops, unsigned n, const char *name)
 {
 	for (unsigned i = 1; i < n; i++) {
-		LLVMValueRef op = ops[i], *sub;
-		unsigned k, len;
-		const char *s;
+		unsigned len;
+		const char *s = prop_name(ops[i], &len);
 
-		if (!op || !LLVMIsAMDNode(op) || (k = LLVMGetMDNodeNumOperands(op)) < 1)
-			continue;
-		sub = xcalloc(k, sizeof(*sub));
-		LLVMGetMDNodeOperands(op, sub);
-		s = sub[0] ? LLVMGetMDString(sub[0], &len) : NULL;
-		free(sub);
 		if (s && len == strlen(name) && !memcmp(s, name, len))
-			return op;
+			return ops[i];
 	}
 	return NULL;
 }
 
 int
-nv_loop_md_int(const struct nv_loops *ls, unsigned l, const char *name, int64_t *out)
+nv_md_loop_int(LLVMValueRef t, const char *name, int64_t *out)
 {
 	unsigned n;
-	LLVMValueRef *ops = loop_props(ls, l, &n), p, two[2];
+	LLVMValueRef *ops = loop_props(t, &n), p, two[2];
 	int found = 0;
 
 	p = ops ? find_prop(ops, n, name) : NULL;
@@ -300,46 +310,100 @@ nv_loop_md_int(const struct nv_loops *ls, unsigned l, const char *name, int64_t 
 }
 
 int
-nv_loop_md_has(const struct nv_loops *ls, unsigned l, const char *name)
+nv_md_loop_has(LLVMValueRef t, const char *name)
 {
 	unsigned n;
-	LLVMValueRef *ops = loop_props(ls, l, &n);
+	LLVMValueRef *ops = loop_props(t, &n);
 	int found = ops && find_prop(ops, n, name);
 
 	free(ops);
 	return found;
 }
 
-int
-nv_loop_md_set(const struct nv_loops *ls, unsigned l, const char *name, int has_value,
-               int32_t value)
+/* Give loop l a new llvm.loop node: the old properties except those whose
+ * name starts with drop (and the one called add_name), then the property
+ * add (if any).  With no properties left the metadata goes. */
+static int
+rebuild(LLVMValueRef t, const char *drop, const char *add_name, LLVMMetadataRef add)
 {
-	LLVMValueRef t = latch_term(ls, l), *ops, old;
+	LLVMValueRef *ops;
 	LLVMContextRef ctx;
-	LLVMMetadataRef *md, tmp, prop, id, pv[2];
+	LLVMMetadataRef *md, tmp, id;
 	unsigned n, k = 1;
 
 	if (!t)
 		return -1;
 	ctx = LLVMGetTypeContext(LLVMTypeOf(t));
-	ops = loop_props(ls, l, &n);
-	old = ops ? find_prop(ops, n, name) : NULL;
-	pv[0] = LLVMMDStringInContext2(ctx, name, strlen(name));
-	if (has_value)
-		pv[1] = LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), (unsigned)value, 1));
-	prop = LLVMMDNodeInContext2(ctx, pv, has_value ? 2 : 1);
+	ops = loop_props(t, &n);
 	md = xcalloc(n + 2, sizeof(*md));
-	/* A loop id is distinct and refers to itself: build it on a temporary. */
-	tmp = LLVMTemporaryMDNode(ctx, NULL, 0);
-	md[0] = tmp;
-	for (unsigned i = 1; i < n; i++)
-		if (ops[i] && ops[i] != old)
-			md[k++] = LLVMValueAsMetadata(ops[i]);
-	md[k++] = prop;
-	id = LLVMMDNodeInContext2(ctx, md, k);
-	LLVMMetadataReplaceAllUsesWith(tmp, id);
-	LLVMSetMetadata(t, loop_kind(ctx), LLVMMetadataAsValue(ctx, id));
+	for (unsigned i = 1; i < n; i++) {
+		unsigned len;
+		const char *s = prop_name(ops[i], &len);
+
+		if (!ops[i] || (s && drop && len >= strlen(drop) && !memcmp(s, drop, strlen(drop))) ||
+		    (s && add_name && len == strlen(add_name) && !memcmp(s, add_name, len)))
+			continue;
+		md[k++] = LLVMValueAsMetadata(ops[i]);
+	}
+	if (add)
+		md[k++] = add;
+	if (k == 1) {
+		LLVMSetMetadata(t, loop_kind(ctx), NULL);
+	} else {
+		/* A loop id is distinct and refers to itself: build it on a temporary. */
+		tmp = LLVMTemporaryMDNode(ctx, NULL, 0);
+		md[0] = tmp;
+		id = LLVMMDNodeInContext2(ctx, md, k);
+		LLVMMetadataReplaceAllUsesWith(tmp, id);
+		LLVMSetMetadata(t, loop_kind(ctx), LLVMMetadataAsValue(ctx, id));
+	}
 	free(md);
 	free(ops);
 	return 0;
+}
+
+int
+nv_md_loop_set(LLVMValueRef t, const char *name, int has_value, int32_t value)
+{
+	LLVMContextRef ctx;
+	LLVMMetadataRef pv[2];
+
+	if (!t)
+		return -1;
+	ctx = LLVMGetTypeContext(LLVMTypeOf(t));
+	pv[0] = LLVMMDStringInContext2(ctx, name, strlen(name));
+	if (has_value)
+		pv[1] = LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), (unsigned)value, 1));
+	return rebuild(t, NULL, name, LLVMMDNodeInContext2(ctx, pv, has_value ? 2 : 1));
+}
+
+int
+nv_md_loop_remove(LLVMValueRef t, const char *prefix)
+{
+	return rebuild(t, prefix, NULL, NULL);
+}
+
+int
+nv_loop_md_int(const struct nv_loops *ls, unsigned l, const char *name, int64_t *out)
+{
+	return nv_md_loop_int(nv_loop_latch_term(ls, l), name, out);
+}
+
+int
+nv_loop_md_has(const struct nv_loops *ls, unsigned l, const char *name)
+{
+	return nv_md_loop_has(nv_loop_latch_term(ls, l), name);
+}
+
+int
+nv_loop_md_set(const struct nv_loops *ls, unsigned l, const char *name, int has_value,
+               int32_t value)
+{
+	return nv_md_loop_set(nv_loop_latch_term(ls, l), name, has_value, value);
+}
+
+int
+nv_loop_md_remove(const struct nv_loops *ls, unsigned l, const char *prefix)
+{
+	return nv_md_loop_remove(nv_loop_latch_term(ls, l), prefix);
 }

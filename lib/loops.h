@@ -46,6 +46,9 @@ void nv_loops_release(struct nv_loops *ls);
 
 /* llvm.loop metadata, on the terminator of the loop's (single) latch. */
 
+/* That terminator, or NULL when the loop has several latches. */
+LLVMValueRef nv_loop_latch_term(const struct nv_loops *ls, unsigned l);
+
 /* The value of an integer loop property ("llvm.loop.unroll.count"); 0 if absent. */
 int nv_loop_md_int(const struct nv_loops *ls, unsigned l, const char *name, int64_t *out);
 /* True if the loop has the property ("llvm.loop.unroll.disable"), with or without operand. */
@@ -55,5 +58,15 @@ int nv_loop_md_has(const struct nv_loops *ls, unsigned l, const char *name);
  * of the same name is replaced.  -1 if the loop has no single latch. */
 int nv_loop_md_set(const struct nv_loops *ls, unsigned l, const char *name, int has_value,
                    int32_t value);
+/* Remove every property whose name starts with prefix ("llvm.loop.unroll.");
+ * the metadata goes when none is left.  -1 if the loop has no single latch. */
+int nv_loop_md_remove(const struct nv_loops *ls, unsigned l, const char *prefix);
+
+/* The same on any terminator t with an llvm.loop node (after unrolling, a
+ * branch that is no longer a latch may still carry one); t may be NULL. */
+int nv_md_loop_int(LLVMValueRef t, const char *name, int64_t *out);
+int nv_md_loop_has(LLVMValueRef t, const char *name);
+int nv_md_loop_set(LLVMValueRef t, const char *name, int has_value, int32_t value);
+int nv_md_loop_remove(LLVMValueRef t, const char *prefix);
 
 #endif

@@ -138,3 +138,27 @@ nv_target_adopt(LLVMModuleRef m, LLVMTargetMachineRef tm)
 	LLVMDisposeTargetData(td);
 	return rc;
 }
+
+LLVMTargetMachineRef
+nv_target_for_module(LLVMModuleRef m, const char *arch, int olevel)
+{
+	const struct nv_arch *a;
+	char *cpu = NULL;
+
+	if (strncmp(LLVMGetTarget(m), "nvptx64", 7))
+		return NULL;
+	if (!arch)
+		for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !cpu; f = LLVMGetNextFunction(f)) {
+			LLVMAttributeRef at = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+			                                                    "target-cpu", 10);
+			unsigned len;
+
+			if (at)
+				cpu = xasprintf("%s", LLVMGetStringAttributeValue(at, &len));
+		}
+	a = nv_target_arch(arch ? arch : cpu ? cpu : NV_DEFAULT_ARCH);
+	free(cpu);
+	if (!a)
+		a = nv_target_arch(NV_DEFAULT_ARCH);
+	return nv_target_machine(a, olevel);
+}

@@ -27,6 +27,10 @@ const char *nv_target_arch_list(void);
 void nv_target_init(void);
 /* A target machine for arch at optimization level 0..3; dies on failure. */
 LLVMTargetMachineRef nv_target_machine(const struct nv_arch *arch, int olevel);
+/* For an NVPTX module, a target machine so cost models see the GPU: arch,
+ * else the target-cpu of its first function that has one, else sm_75.
+ * NULL for a module of another target (or none). */
+LLVMTargetMachineRef nv_target_for_module(LLVMModuleRef m, const char *arch, int olevel);
 /* Give m the NVPTX triple and data layout when it has none; -1 after an
  * error when m is for another target. */
 int nv_target_adopt(LLVMModuleRef m, LLVMTargetMachineRef tm);
