@@ -38,7 +38,12 @@ configs=(
 	"std5|nv-opt -pipeline=std5 \$in -o \$out"
 	"std8|nv-opt -pipeline=std8 \$in -o \$out"
 	"loop-canon|nv-opt -pipeline=loop-canon \$in -o \$out"
-	"chain|nv-link \$in | nv-reflect | nv-opt -pipeline=loop-canon | nv-opt -O3 -o \$out"
+	"unroll|nv-unroll \$in -o \$out"
+	"unroll-O3|nv-opt -O3 -no-unroll \$in | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D -o \$out"
+	"unroll-max|nv-unroll -unroll-threshold=100000 -unroll-partial-threshold=100000 -runtime-unroll-threshold=100000 -unroll-count=3 -flat-loop-tripcount-threshold=0 \$in -o \$out"
+	"unroll-prolog|nv-unroll -waterfall-unrolling-force-epilogue=0 -unroll-full-max-count=2 -unroll-count=4 -runtime-unroll-threshold=100000 \$in -o \$out"
+	"unroll-peel|nv-unroll -unroll-peel-count=2 -unroll-full-max-count=1 \$in -o \$out"
+	"chain|nv-link \$in | nv-reflect | nv-opt -O3 -no-unroll | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll -o \$out"
 )
 
 for tool in csmith clang-22 lli; do

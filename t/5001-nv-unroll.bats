@@ -1,0 +1,206 @@
+#!/usr/bin/env bats
+# nv-unroll: each level of the cascade on t/fixtures/unroll.cu, the remarks
+# that explain it, the IR LLVM's loop-unroll made of it, and the PTX.
+
+load helper
+
+setup_file() {
+	local fe
+	fe=$(fixture_bc unroll)
+	nv-opt -O3 -no-unroll "$fe" -o "$BATS_FILE_TMPDIR/u.bc"
+}
+
+# unroll ARGS...: remarks of nv-unroll on the fixture, output in $BATS_TEST_TMPDIR/out.ll
+unroll() {
+	run --separate-stderr nv-unroll "$@" -pass-remarks=nv-unroll -pass-remarks-missed=nv-unroll \
+		-pass-remarks-analysis=nv-unroll -S "$BATS_FILE_TMPDIR/u.bc" -o "$BATS_TEST_TMPDIR/out.ll"
+	assert_success
+}
+
+# remark KERNEL: the final (passed or missed, not analysis) remarks about KERNEL's loops
+remark() {
+	grep "in function '$1'" <<<"$stderr" | grep -v -- '-pass-remarks-analysis' | grep -v '\.epil in'
+}
+
+# body KERNEL: the kernel's IR in out.ll
+body() {
+	sed -n "/^define .*@$1(/,/^}/p" "$BATS_TEST_TMPDIR/out.ll"
+}
+
+@test "level 0: #pragma unroll 1 keeps the loop rolled" {
+	unroll
+	run remark pragma1
+	assert_output --partial "not unrolled: llvm.loop.unroll.disable"
+	[ "$(body pragma1 | grep -c 'load float')" -eq 1 ]
+}
+
+@test "level 3: a trip count of 8 with a small body is unrolled fully" {
+	unroll
+	run remark full8
+	assert_output --partial "completely unrolled with count 8 (level 3: trip count 8"
+	[ "$(body full8 | grep -c 'load float')" -eq 8 ]
+	run body full8
+	refute_output --partial "llvm.loop"
+}
+
+@test "level 3: the threshold is 405 from -O2 up and 150 at -O1" {
+	unroll
+	run remark trip12
+	assert_output --partial "within the threshold 405"
+	unroll -O1
+	run remark trip100
+	assert_output --partial "unrolled by a factor of 4"
+	grep -q "level 3: loop %[0-9a-z.]*: 100 iterations cost [0-9]*, over the threshold 150" <<<"$stderr"
+}
+
+@test "level 5: partial factors are powers of two that divide the trip count (6 -> 2, 12 -> 4, 100 -> 4)" {
+	unroll -unroll-full-max-count=1
+	run remark trip6
+	assert_output --partial "unrolled by a factor of 2 (level 5"
+	run remark trip12
+	assert_output --partial "unrolled by a factor of 4 (level 5"
+	run remark trip100
+	assert_output --partial "unrolled by a factor of 4 (level 5"
+	[ "$(body trip6 | grep -c 'load float')" -eq 2 ]
+	[ "$(body trip12 | grep -c 'load float')" -eq 4 ]
+}
+
+@test "level 6: an unknown trip count is unrolled by 4 with a nounroll epilog remainder" {
+	unroll
+	run remark runtime_n
+	assert_output --partial "unrolled with an epilog remainder by a factor of 4 (level 6: unknown trip count"
+	run body runtime_n
+	assert_output --partial "epil"
+	# the remainder is marked; the unrolled loop is not (the late unroll may take it further)
+	out="$BATS_TEST_TMPDIR/out.ll"
+	dis=$(sed -n 's/^\(![0-9]*\) = !{!"llvm.loop.unroll.disable"}$/\1/p' "$out")
+	[ -n "$dis" ] || fail "no llvm.loop.unroll.disable node"
+	marked=0 loops=0
+	for id in $(body runtime_n | grep -o '!llvm.loop ![0-9]*' | awk '{print $2}' | sort -u); do
+		loops=$((loops + 1))
+		grep -q "^$id = distinct !{.*$dis[,}]" "$out" && marked=$((marked + 1))
+	done
+	[ "$loops" -eq 2 ] && [ "$marked" -eq 1 ] || fail "$loops loops, $marked marked llvm.loop.unroll.disable"
+	# and no marker of ours is left behind
+	run grep -c "nv.unroll" "$BATS_TEST_TMPDIR/out.ll"
+	assert_output 0
+}
+
+@test "level 6: runtime unrolling is refused for a body over 95 and for a trip count under 5" {
+	unroll
+	run remark big_n
+	assert_output --partial "not unrolled"
+	grep -q "level 6: loop %[0-9a-z.]*: body size [0-9]* over runtime-unroll-threshold 95" <<<"$stderr"
+	unroll -unroll-full-max-count=1
+	run remark trip3
+	assert_output --partial "not unrolled"
+	grep -q "level 6: loop %[0-9a-z.]*: expected trip count 3 under flat-loop-tripcount-threshold 5" <<<"$stderr"
+	unroll -unroll-full-max-count=1 -flat-loop-tripcount-threshold=3
+	run remark trip3
+	assert_output --partial "unrolled with an epilog remainder by a factor of"
+}
+
+@test "level 2: #pragma unroll 4 runs unknown trip counts x4; no remainder allowed reduces it" {
+	unroll
+	run remark pragma4_n
+	assert_output --partial "unrolled with an epilog remainder by a factor of 4 (level 2: #pragma unroll 4)"
+	unroll -unroll-allow-remainder=0
+	run remark pragma4_10
+	assert_output --partial "#pragma unroll 4: remainder loops not allowed (unroll-allow-remainder=0), trip multiple 10"
+	assert_output --partial "unrolled by a factor of 2 (level 2: #pragma unroll 4)"
+}
+
+@test "level 3: #pragma unroll fully unrolls 200 iterations within the pragma budget (32768)" {
+	unroll
+	run remark pragma_full
+	assert_output --partial "completely unrolled with count 200 (level 3: #pragma unroll: trip count 200"
+	unroll -pragma-unroll-threshold=1000
+	run remark pragma_full
+	refute_output --partial "completely unrolled"
+}
+
+@test "level 1: a local array multiplies the budgets (x6 for float a[32])" {
+	unroll
+	grep -q "level 1: loop %[0-9a-z.]* accesses local array .* of 32 elements: budgets x6" <<<"$stderr"
+	run remark local32
+	assert_output --partial "within the threshold 2430"
+	refute_output --partial "not unrolled"
+	# the multiplier scales whatever the threshold is
+	unroll -unroll-threshold=40
+	grep -q "level 3: loop %[0-9a-z.]*: 32 iterations cost [0-9]*, over the threshold 240" <<<"$stderr"
+}
+
+@test "level 4: a loop with if (i == 0) is peeled once" {
+	unroll
+	run remark first_iter
+	assert_output --partial "peeled by 1 (level 4: a compare of the IV becomes fixed after 1 iteration)"
+	run body first_iter
+	assert_output --partial "peel"
+	unroll -unroll-peel-count=0
+	run remark first_iter
+	refute_output --partial "peeled"
+}
+
+@test "configuration D (the late slot) does no partial or runtime unrolling; the gates pass the module through" {
+	unroll -config=D
+	run remark runtime_n
+	assert_output --partial "not unrolled"
+	grep -q "level 6: loop %[0-9a-z.]*: runtime unrolling is off" <<<"$stderr"
+	run remark full8
+	assert_output --partial "completely unrolled"
+	for gate in "-disable-LoopUnrollPass" "-config=D -nv-disable-loop-unrolling"; do
+		nv-unroll $gate -S "$BATS_FILE_TMPDIR/u.bc" -o "$BATS_TEST_TMPDIR/same.ll"
+		llvm-dis "$BATS_FILE_TMPDIR/u.bc" -o "$BATS_TEST_TMPDIR/in.ll"
+		diff <(grep -v '^; ModuleID' "$BATS_TEST_TMPDIR/in.ll") <(grep -v '^; ModuleID' "$BATS_TEST_TMPDIR/same.ll")
+	done
+	run --separate-stderr nv-unroll -config=G "$BATS_FILE_TMPDIR/u.bc"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nv-unroll: error: unknown configuration 'G' for -config (known: A B C D E F)"
+}
+
+@test "every transformed module verifies, is deterministic, and its remarks are valid YAML" {
+	for cfg in A B C D E F; do
+		nv-unroll -config=$cfg "$BATS_FILE_TMPDIR/u.bc" -o "$BATS_TEST_TMPDIR/$cfg.bc"
+		nv-opt "$BATS_TEST_TMPDIR/$cfg.bc" -o /dev/null
+	done
+	nv-unroll "$BATS_FILE_TMPDIR/u.bc" -pass-remarks-output="$BATS_TEST_TMPDIR/r.yaml" -o "$BATS_TEST_TMPDIR/again.bc"
+	cmp "$BATS_TEST_TMPDIR/C.bc" "$BATS_TEST_TMPDIR/again.bc"
+	run llvm-remarkutil count --parser=yaml "$BATS_TEST_TMPDIR/r.yaml"
+	assert_success
+	n=$(grep -c '^--- !' "$BATS_TEST_TMPDIR/r.yaml")
+	[ "$n" -gt 30 ] || fail "only $n remarks"
+	grep -q "^Name: *Unrolled" "$BATS_TEST_TMPDIR/r.yaml"
+	grep -q "^Name: *UnrollCascade" "$BATS_TEST_TMPDIR/r.yaml"
+}
+
+@test "nvcc-lite: local arrays indexed by the IV end in registers, unknown trip counts get x4 and nounroll" {
+	cat >"$BATS_TEST_TMPDIR/k.cu" <<-'CU'
+	#define LA(N) __global__ void la##N(float *out, const float *in) { \
+	  int t = blockIdx.x * blockDim.x + threadIdx.x; float a[N]; \
+	  for (int i = 0; i < N; i++) a[i] = in[t + i * 256]; \
+	  float s = 0; for (int i = 0; i < N; i++) s += a[i] * a[N - 1 - i]; out[t] = s; }
+	LA(32) LA(64)
+	__global__ void sumn(float *out, const float *in, int n) {
+	  int t = blockIdx.x * blockDim.x + threadIdx.x; float s = 0;
+	  for (int i = 0; i < n; i++) s += in[t + i * 128];
+	  out[t] = s; }
+	CU
+	nvcc-lite -O3 -arch=sm_90 "$BATS_TEST_TMPDIR/k.cu" -o "$BATS_TEST_TMPDIR/k.ptx"
+	run grep -c "ld.local\|st.local\|__local_depot" "$BATS_TEST_TMPDIR/k.ptx"
+	assert_output 0
+	sumn=$(sed -n '/\.entry _Z4sumn/,/^}/p' "$BATS_TEST_TMPDIR/k.ptx")
+	[ "$(grep -c 'ld.global' <<<"$sumn")" -eq 5 ] || fail "$sumn"
+	[ "$(grep -c '.pragma "nounroll"' <<<"$sumn")" -eq 1 ] || fail "$sumn"
+	if have_ptxas; then
+		"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/k.ptx" -o /dev/null
+	fi
+	# remarks reach every stage through -Xcicc
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll "$BATS_TEST_TMPDIR/k.cu" \
+		-o "$BATS_TEST_TMPDIR/k2.ptx"
+	assert_success
+	grep -q "^nv-unroll: remark: in function '_Z4sumnPfPKfi': loop .* unrolled with an epilog remainder by a factor of 4" <<<"$stderr"
+	cmp "$BATS_TEST_TMPDIR/k.ptx" "$BATS_TEST_TMPDIR/k2.ptx"
+	# and nvcc-lite's gates take nv-unroll out
+	nvcc-lite -O3 -arch=sm_90 -Xcicc -disable-LoopUnrollPass "$BATS_TEST_TMPDIR/k.cu" -o "$BATS_TEST_TMPDIR/no.ptx"
+	grep -q "ld.local" "$BATS_TEST_TMPDIR/no.ptx"
+}
