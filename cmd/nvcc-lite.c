@@ -321,6 +321,15 @@ front_end(const char *dir)
 	return av->v;
 }
 
+/* -pass-remarks=, -pass-remarks-missed= and -pass-remarks-analysis= in
+ * -Xcicc go to every stage: each prints its own remarks. */
+static int
+is_remark_flag(const char *a)
+{
+	return !strncmp(a, "-pass-remarks=", 14) || !strncmp(a, "-pass-remarks-missed=", 21) ||
+	       !strncmp(a, "-pass-remarks-analysis=", 23);
+}
+
 /* The knobs given with -Xcicc, checked and routed to their stages.  cicc's
  * --Xopt / --Xllc markers are accepted and ignored: the table knows. */
 static void
@@ -331,7 +340,7 @@ check_knobs(void)
 		char *name;
 		int id;
 
-		if (!strcmp(a, "--Xopt") || !strcmp(a, "--Xllc"))
+		if (!strcmp(a, "--Xopt") || !strcmp(a, "--Xllc") || is_remark_flag(a))
 			continue;
 		if (a[0] != '-')
 			nv_usage_error("-Xcicc '%s': expected a knob, -name=value", a);
@@ -414,7 +423,7 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 			nv_strv_push(av, "-cubin");
 	}
 	for (size_t i = 0; i < o.xcicc.n; i++)
-		if (knob_for(o.xcicc.v[i], s->stage))
+		if (knob_for(o.xcicc.v[i], s->stage) || is_remark_flag(o.xcicc.v[i]))
 			nv_strv_push(av, o.xcicc.v[i]);
 	return av->v;
 }

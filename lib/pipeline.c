@@ -11,7 +11,11 @@ const struct nv_pipe_step nv_pipe_steps[] = {
 	/* prog          stage              in   args           arch */
 	{ "nv-link", NV_STAGE_LINK, ALL, "--libdevice", 0 },
 	{ "nv-reflect", NV_STAGE_REFLECT, ALL, "", 1 },
-	{ "nv-opt", NV_STAGE_OPT, OPT, "-O%O", 1 },
+	{ "nv-opt", NV_STAGE_OPT, OPT, "-O%O -no-unroll", 1 },
+	{ "nv-unroll", NV_STAGE_UNROLL, OPT, "-O%O", 1 },
+	{ "nv-opt", NV_STAGE_OPT, OPT, "-pipeline=mid-unroll", 1 },
+	{ "nv-unroll", NV_STAGE_UNROLL, OPT, "-O%O -config=D", 1 },
+	{ "nv-opt", NV_STAGE_OPT, OPT, "-pipeline=post-unroll", 1 },
 	{ "nv-llc", NV_STAGE_LLC, ALL, "-O%O", 1 },
 	{ NULL, 0, 0, NULL, 0 },
 };

@@ -15,8 +15,15 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "scalar simplification after inlining (cicc's standard pipeline #5)" },
 	{ "std8", "function(reassociate,instcombine<no-verify-fixpoint>,dse,adce,simplifycfg)",
 	  "late scalar cleanup (cicc's standard pipeline #8)" },
+	{ "mid-unroll", "function(instcombine<no-verify-fixpoint>)",
+	  "between the early and the late nv-unroll: instcombine, as cicc runs it there" },
+	{ "post-unroll",
+	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,simplifycfg,"
+	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg)",
+	  "after nv-unroll: promote local arrays the unrolling made constant-indexed, fold the copies" },
 	{ "loop-canon",
-	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop-simplify,lcssa)",
+	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
+	  "loop-simplify,lcssa)",
 	  "put loops into simplified, rotated, LCSSA form for nv-unroll and nv-vectorize" },
 	{ NULL, NULL, NULL },
 };
