@@ -600,19 +600,17 @@ decide_none(struct nv_unroll_decision *d, unsigned level, const char *fmt, ...)
 
 static void
 decide(struct nv_unroll_decision *d, enum nv_unroll_how how, unsigned level, uint64_t count,
-       unsigned body, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 static void
 decide(struct nv_unroll_decision *d, enum nv_unroll_how how, unsigned level, uint64_t count,
-       unsigned body, const char *fmt, ...)
+       const char *fmt, ...)
 {
 	va_list ap;
 
 	d->how = how;
 	d->level = level;
 	d->count = (unsigned)count;
-	d->size = how == NV_UNROLL_PEEL ? (unsigned)((count + 1) * body)
-	                                : (unsigned)unrolled_size(body, count);
 	va_start(ap, fmt);
 	vsnprintf(d->why, sizeof(d->why), fmt, ap);
 	va_end(ap);
@@ -643,7 +641,7 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 		return 1;
 	}
 	if (f->tc && c >= f->tc && unrolled_size(f->body, f->tc) <= budget) {
-		decide(d, NV_UNROLL_FULL, 2, f->tc, f->body,
+		decide(d, NV_UNROLL_FULL, 2, f->tc,
 		       "#pragma unroll %llu covers all %llu iterations", (unsigned long long)c,
 		       (unsigned long long)f->tc);
 		return 1;
@@ -669,7 +667,7 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 		     f->label, (long long)f->pragma_count);
 		return 0;
 	}
-	decide(d, f->multiple % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 2, c, f->body,
+	decide(d, f->multiple % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 2, c,
 	       "#pragma unroll %lld", (long long)f->pragma_count);
 	d->epilog = up->epilog || f->calls;
 	return 1;
@@ -691,7 +689,7 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
 			return 0;
 		}
 		if (size <= budget) {
-			decide(d, NV_UNROLL_FULL, 3, f->tc, f->body,
+			decide(d, NV_UNROLL_FULL, 3, f->tc,
 			       "%strip count %llu, size %llu within %s %llu", pragma ? "#pragma unroll: " : "",
 			       (unsigned long long)f->tc, (unsigned long long)size,
 			       pragma ? "the pragma budget" : "the threshold", (unsigned long long)budget);
@@ -704,7 +702,7 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
 			if (boost > up->boost)
 				boost = up->boost;
 			if (dyn * 100 < budget * boost) {
-				decide(d, NV_UNROLL_FULL, 3, f->tc, f->body,
+				decide(d, NV_UNROLL_FULL, 3, f->tc,
 				       "trip count %llu: size %llu folds to %llu, within the threshold %llu "
 				       "boosted %llu%%", (unsigned long long)f->tc, (unsigned long long)size,
 				       (unsigned long long)dyn, (unsigned long long)budget,
@@ -727,7 +725,7 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
 
 		size = unrolled_size(f->body, f->max_tc);
 		if (f->max_tc <= limit && size <= budget) {
-			decide(d, NV_UNROLL_UPPER, 3, f->max_tc, f->body,
+			decide(d, NV_UNROLL_UPPER, 3, f->max_tc,
 			       "unknown trip count of at most %llu, size %llu within %llu",
 			       (unsigned long long)f->max_tc, (unsigned long long)size,
 			       (unsigned long long)budget);
@@ -790,7 +788,7 @@ level_peel(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
 		     (unsigned long long)mult * up->threshold);
 		return 0;
 	}
-	decide(d, NV_UNROLL_PEEL, 4, k, f->body, "%s after %u iteration%s", why, k, k == 1 ? "" : "s");
+	decide(d, NV_UNROLL_PEEL, 4, k, "%s after %u iteration%s", why, k, k == 1 ? "" : "s");
 	return 1;
 }
 
@@ -838,11 +836,11 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		return 0;
 	}
 	if (c == f->tc) {
-		decide(d, NV_UNROLL_FULL, 5, c, f->body, "unroll-count=%u covers all %llu iterations",
+		decide(d, NV_UNROLL_FULL, 5, c, "unroll-count=%u covers all %llu iterations",
 		       up->count, (unsigned long long)f->tc);
 		return 1;
 	}
-	decide(d, f->tc % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 5, c, f->body,
+	decide(d, f->tc % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 5, c,
 	       "trip count %llu: largest power-of-two factor within the partial threshold %u",
 	       (unsigned long long)f->tc, up->partial_threshold);
 	d->epilog = up->epilog || f->calls;
@@ -896,7 +894,7 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		     up->partial_threshold);
 		return 0;
 	}
-	decide(d, NV_UNROLL_RUNTIME, 6, c, f->body, "%s trip count, body size %u%s",
+	decide(d, NV_UNROLL_RUNTIME, 6, c, "%s trip count, body size %u%s",
 	       f->tc ? "odd constant" : "unknown", f->body,
 	       f->calls && !up->epilog ? " (calls in the loop force an epilog remainder)" : "");
 	d->epilog = up->epilog || f->calls;
@@ -914,12 +912,12 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 	    unrolled_size(f->body, 2) > (uint64_t)mult * up->threshold || (est && est < up->flat_trip))
 		return 0;
 	if (f->tc && f->tc % 2 == 0 && up->allow_partial) {
-		decide(d, NV_UNROLL_PARTIAL, 7, 2, f->body, "small function (size %u < %u)", fnsize,
+		decide(d, NV_UNROLL_PARTIAL, 7, 2, "small function (size %u < %u)", fnsize,
 		       up->small_function);
 		return 1;
 	}
 	if (up->runtime && up->allow_remainder && !f->runtime_disabled && f->trip.kind != NV_TRIP_UNKNOWN) {
-		decide(d, NV_UNROLL_RUNTIME, 7, 2, f->body, "small function (size %u < %u)", fnsize,
+		decide(d, NV_UNROLL_RUNTIME, 7, 2, "small function (size %u < %u)", fnsize,
 		       up->small_function);
 		d->epilog = up->epilog || f->calls;
 		return 1;

@@ -77,7 +77,6 @@ struct nv_unroll_decision {
 	unsigned level;   /* the cascade level that decided (0: before it, 7: small function) */
 	unsigned count;   /* unroll factor, or the peel count */
 	int epilog;       /* for RUNTIME: remainder after the loop */
-	unsigned size;    /* estimated size of the result */
 	char why[192];    /* for the remark */
 };
 
