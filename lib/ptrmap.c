@@ -21,17 +21,37 @@ nv_ptrmap_init(struct nv_ptrmap *m, size_t n)
 	m->cap = 16;
 	while (m->cap < 2 * n + 2)
 		m->cap *= 2;
+	m->used = 0;
 	m->key = xcalloc(m->cap, sizeof(*m->key));
 	m->val = xcalloc(m->cap, sizeof(*m->val));
+}
+
+static void
+grow(struct nv_ptrmap *m)
+{
+	struct nv_ptrmap old = *m;
+
+	m->cap *= 2;
+	m->used = 0;
+	m->key = xcalloc(m->cap, sizeof(*m->key));
+	m->val = xcalloc(m->cap, sizeof(*m->val));
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.key[i])
+			nv_ptrmap_put(m, old.key[i], old.val[i]);
+	nv_ptrmap_release(&old);
 }
 
 void
 nv_ptrmap_put(struct nv_ptrmap *m, const void *key, unsigned val)
 {
-	size_t i = slot(m, key);
+	size_t i;
 
+	if (2 * (m->used + 1) > m->cap)
+		grow(m);
+	i = slot(m, key);
 	while (m->key[i] && m->key[i] != key)
 		i = (i + 1) & (m->cap - 1);
+	m->used += !m->key[i];
 	m->key[i] = key;
 	m->val[i] = val;
 }

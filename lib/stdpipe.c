@@ -1,6 +1,12 @@
 #include "stdpipe.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include <llvm-c/Error.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "diag.h"
 
 /*
  * The seeds place cicc's standard pipelines #1, #5 and #8 between its own
@@ -35,4 +41,27 @@ nv_stdpipe_find(const char *name)
 		if (!strcmp(p->name, name))
 			return p;
 	return NULL;
+}
+
+int
+nv_run_pipeline(LLVMModuleRef m, LLVMTargetMachineRef tm, const char *text)
+{
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err = LLVMRunPasses(m, text, tm, po);
+	char *diag = err ? NULL : nv_llvm_error();
+
+	LLVMDisposePassBuilderOptions(po);
+	if (err) {
+		char *msg = LLVMGetErrorMessage(err);
+
+		nv_error("LLVM pipeline '%s': %s", text, msg);
+		LLVMDisposeErrorMessage(msg);
+		return -1;
+	}
+	if (diag) {
+		nv_error("LLVM pipeline '%s': %s", text, diag);
+		free(diag);
+		return -1;
+	}
+	return 0;
 }

@@ -162,3 +162,40 @@ nv_target_for_module(LLVMModuleRef m, const char *arch, int olevel)
 		a = nv_target_arch(NV_DEFAULT_ARCH);
 	return nv_target_machine(a, olevel);
 }
+
+int
+nv_is_kernel(LLVMValueRef fn)
+{
+	LLVMModuleRef m = LLVMGetGlobalParent(fn);
+	unsigned n;
+
+	if (LLVMGetFunctionCallConv(fn) == LLVMPTXKernelCallConv)
+		return 1;
+	n = LLVMGetNamedMetadataNumOperands(m, "nvvm.annotations");
+	if (!n)
+		return 0;
+	LLVMValueRef *ops = xcalloc(n, sizeof(*ops));
+	int found = 0;
+
+	LLVMGetNamedMetadataOperands(m, "nvvm.annotations", ops);
+	for (unsigned i = 0; i < n && !found; i++) {
+		unsigned k = LLVMGetMDNodeNumOperands(ops[i]);
+		LLVMValueRef *v;
+
+		if (k < 3)
+			continue;
+		v = xcalloc(k, sizeof(*v));
+		LLVMGetMDNodeOperands(ops[i], v);
+		for (unsigned j = 0; j + 1 < k && !found; j += 2) {
+			unsigned len;
+			const char *key = v[j + 1] && LLVMIsAMDString(v[j + 1])
+			                          ? LLVMGetMDString(v[j + 1], &len)
+			                          : NULL;
+
+			found = v[0] == fn && key && len == 6 && !memcmp(key, "kernel", 6);
+		}
+		free(v);
+	}
+	free(ops);
+	return found;
+}

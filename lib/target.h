@@ -34,5 +34,8 @@ LLVMTargetMachineRef nv_target_for_module(LLVMModuleRef m, const char *arch, int
 /* Give m the NVPTX triple and data layout when it has none; -1 after an
  * error when m is for another target. */
 int nv_target_adopt(LLVMModuleRef m, LLVMTargetMachineRef tm);
+/* True if fn is a kernel (__global__): the ptx_kernel calling convention,
+ * or a "kernel" entry in !nvvm.annotations. */
+int nv_is_kernel(LLVMValueRef fn);
 
 #endif

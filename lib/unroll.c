@@ -1258,29 +1258,6 @@ forget(struct state *st, LLVMValueRef t, const struct nv_loops *ls, unsigned l)
 	nv_md_loop_remove(t, MD_ID);
 }
 
-static int
-run_passes(LLVMModuleRef m, LLVMTargetMachineRef tm, const char *text)
-{
-	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef err = LLVMRunPasses(m, text, tm, po);
-	char *diag = err ? NULL : nv_llvm_error();
-
-	LLVMDisposePassBuilderOptions(po);
-	if (err) {
-		char *msg = LLVMGetErrorMessage(err);
-
-		nv_error("LLVM pipeline '%s': %s", text, msg);
-		LLVMDisposeErrorMessage(msg);
-		return -1;
-	}
-	if (diag) {
-		nv_error("LLVM pipeline '%s': %s", text, diag);
-		free(diag);
-		return -1;
-	}
-	return 0;
-}
-
 /* One run of LLVM's loop-unroll over the visible loops of a group.  Its
  * options are process-wide, so every run sets all that matter. */
 static int
@@ -1306,7 +1283,7 @@ run_group(struct state *st, unsigned group)
 	         upper);
 	current_group = group;
 	each_loop(st->m, show_group, st);
-	return run_passes(st->m, st->tm, text);
+	return nv_run_pipeline(st->m, st->tm, text);
 }
 
 static const char *
@@ -1380,7 +1357,7 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 	int more = 1, rc;
 
 	nv_diag_llvm_remarks(0); /* ours say what LLVM's passes did here, and why */
-	rc = run_passes(m, tm, nv_stdpipe_find("loop-canon")->passes);
+	rc = nv_run_pipeline(m, tm, nv_stdpipe_find("loop-canon")->passes);
 	for (unsigned r = 0; !rc && more && r < MAX_ROUNDS; r++)
 		rc = one_round(&st, &more);
 	if (!rc)
