@@ -12,9 +12,11 @@
 #include "util.h"
 
 static const char *libdevice; /* "" = search for it */
+static int internalize;
 
 static const struct nv_option opts[] = {
 	{ "libdevice", NV_OPT_OPTSTR, &libdevice, "PATH", "link the libdevice functions the module calls, from PATH or $CUDA_PATH/nvvm/libdevice (default CUDA_PATH /usr/local/cuda)" },
+	{ "internalize", NV_OPT_FLAG, &internalize, NULL, "whole-program mode, as nvcc without -rdc: every function but the kernels becomes internal (variables stay visible to the host)" },
 	{ NULL },
 };
 
@@ -80,6 +82,12 @@ main(int argc, char **argv)
 	}
 	if (!rc && libdevice)
 		rc = link_libdevice(m);
+	if (!rc && internalize) {
+		unsigned n = nv_link_internalize(m);
+
+		nv_remark(NV_REMARK_ANALYSIS, "nv-link", "Internalized", NULL,
+		          "%u functions made internal (whole-program mode)", n);
+	}
 	rc = rc || nv_io_verify(m, "linked module") ||
 	     nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
 	LLVMDisposeModule(m);

@@ -4,11 +4,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <llvm-c/Comdat.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Linker.h>
 
 #include "diag.h"
 #include "io.h"
+#include "target.h"
 #include "util.h"
 
 #define PASS "nv-link"
@@ -79,11 +81,10 @@ nv_libdevice_first_use(LLVMModuleRef m)
 	return NULL;
 }
 
-/* Delete the internal functions and globals of m that nothing uses, until
- * none is left (a deleted body can free others). */
-static void
-drop_unused_internals(LLVMModuleRef m)
+unsigned
+nv_drop_unused_internals(LLVMModuleRef m)
 {
+	unsigned dropped = 0;
 	int again = 1;
 
 	while (again) {
@@ -96,6 +97,7 @@ drop_unused_internals(LLVMModuleRef m)
 			next = LLVMGetNextFunction(f);
 			if ((l == LLVMInternalLinkage || l == LLVMPrivateLinkage ||
 			     (LLVMIsDeclaration(f) && !LLVMGetIntrinsicID(f))) && !LLVMGetFirstUse(f)) {
+				dropped += !LLVMIsDeclaration(f);
 				LLVMDeleteFunction(f);
 				again = 1;
 			}
@@ -110,6 +112,7 @@ drop_unused_internals(LLVMModuleRef m)
 			}
 		}
 	}
+	return dropped;
 }
 
 /* ld is lazy: make every definition internal but the functions m calls,
@@ -168,6 +171,25 @@ nv_link_libdevice(LLVMModuleRef m, const char *path, int trusted, unsigned *nfun
 	free(kept);
 	if (rc)
 		return -1;
-	drop_unused_internals(m);
+	nv_drop_unused_internals(m);
 	return 0;
+}
+
+unsigned
+nv_link_internalize(LLVMModuleRef m)
+{
+	unsigned n = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		LLVMLinkage l = LLVMGetLinkage(f);
+
+		if (LLVMIsDeclaration(f) || nv_is_kernel(f) || l == LLVMInternalLinkage ||
+		    l == LLVMPrivateLinkage)
+			continue;
+		LLVMSetLinkage(f, LLVMInternalLinkage);
+		LLVMSetVisibility(f, LLVMDefaultVisibility);
+		LLVMSetComdat(f, NULL);
+		n++;
+	}
+	return n;
 }

@@ -27,5 +27,13 @@ LLVMValueRef nv_libdevice_first_use(LLVMModuleRef m);
  * bodies linked are read; an untrusted path (one the user named) is first
  * parsed in full by a child, like any input.  0 or -1. */
 int nv_link_libdevice(LLVMModuleRef m, const char *path, int trusted, unsigned *nfuncs);
+/* Whole-program mode: make every defined function that is not a kernel
+ * internal; returns how many changed.  Variables keep their linkage (the
+ * host reaches __device__ variables by name). */
+unsigned nv_link_internalize(LLVMModuleRef m);
+/* Delete the internal and private functions and globals of m that nothing
+ * uses, and unused declarations, until none is left (a deleted body can free
+ * others).  Returns how many function bodies went. */
+unsigned nv_drop_unused_internals(LLVMModuleRef m);
 
 #endif
