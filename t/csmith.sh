@@ -43,7 +43,10 @@ configs=(
 	"unroll-max|nv-unroll -unroll-threshold=100000 -unroll-partial-threshold=100000 -runtime-unroll-threshold=100000 -unroll-count=3 -flat-loop-tripcount-threshold=0 \$in -o \$out"
 	"unroll-prolog|nv-unroll -waterfall-unrolling-force-epilogue=0 -unroll-full-max-count=2 -unroll-count=4 -runtime-unroll-threshold=100000 \$in -o \$out"
 	"unroll-peel|nv-unroll -unroll-peel-count=2 -unroll-full-max-count=1 \$in -o \$out"
-	"chain|nv-link \$in | nv-reflect | nv-opt -O3 -no-unroll | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll -o \$out"
+	"inline|nv-inline \$in -o \$out"
+	"inline-all|nv-inline -nv-inline-all \$in -o \$out"
+	"inline-min|nv-inline -inline-budget=0 -inline-threshold=0 -inline-switchctrl=5 \$in -o \$out"
+	"chain|nv-link \$in | nv-reflect | nv-inline | nv-opt -O3 -no-unroll | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll -o \$out"
 )
 
 for tool in csmith clang-22 lli; do
