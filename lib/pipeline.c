@@ -9,8 +9,9 @@
 
 const struct nv_pipe_step nv_pipe_steps[] = {
 	/* prog          stage              in   args           arch */
-	{ "nv-link", NV_STAGE_LINK, ALL, "--libdevice", 0 },
+	{ "nv-link", NV_STAGE_LINK, ALL, "--libdevice -internalize", 0 },
 	{ "nv-reflect", NV_STAGE_REFLECT, ALL, "", 1 },
+	{ "nv-inline", NV_STAGE_INLINE, OPT, "-O%O", 1 },
 	{ "nv-opt", NV_STAGE_OPT, OPT, "-O%O -no-unroll", 1 },
 	{ "nv-unroll", NV_STAGE_UNROLL, OPT, "-O%O", 1 },
 	{ "nv-opt", NV_STAGE_OPT, OPT, "-pipeline=mid-unroll", 1 },

@@ -40,7 +40,7 @@ setup() {
 	run nvcc-lite -O0 -arch=sm_90 k.cu -o k0.ptx -v
 	assert_success
 	refute_output --partial "nv-opt"
-	assert_output --regexp "nv-link --libdevice \|
+	assert_output --regexp "nv-link --libdevice -internalize \|
 #\\$ [^ ]*/nv-reflect -arch=sm_90 \|
 #\\$ [^ ]*/nv-llc -O0 -arch=sm_90 -o k0.ptx"
 	grep -q 'local_depot' k0.ptx
@@ -74,7 +74,7 @@ setup() {
 @test "-keep leaves every intermediate, and -keep-dir puts them in a directory" {
 	run nvcc-lite -keep -arch=sm_90 k.cu -o kept.ptx
 	assert_success
-	for f in k.0-cudafe.bc k.1-nv-link.bc k.2-nv-reflect.bc k.3-nv-opt.bc; do
+	for f in k.0-cudafe.bc k.1-nv-link.bc k.2-nv-reflect.bc k.3-nv-inline.bc k.4-nv-opt.bc; do
 		assert_file_exists "$f"
 	done
 	mkdir kd
