@@ -266,7 +266,7 @@ scan(struct state *st, struct fn *f)
 
 				if (is_gpu_intrinsic(name))
 					f->gpu = 1;
-				if (!strcmp(name, "llvm.localescape") || !strcmp(name, "llvm.icall.branch.funnel"))
+				if (!strcmp(name, "llvm.localescape"))
 					f->bad = "it calls llvm.localescape";
 			}
 		}

@@ -9,15 +9,18 @@
  * done.  A site is refused for what the callee is (a declaration, noinline,
  * optnone, interposable, variadic, recursive, not analysable, too many
  * switches); else inlined for free when always_inline, -nv-inline-all, the
- * last call of an internal function, or small; else charged its cost
+ * last call of an internal function, or small (the LLVM inliner cicc runs
+ * first); else charged its cost
  *
- *   size - .param marshalling saved - 2000 if it uses warp/tensor intrinsics
- *        + inline-switchctrl per switch case
+ *   size + inline-switchctrl per switch case - 2000 if it uses warp/tensor
+ *   intrinsics (Model D)
  *
  * against the caller's budget (inline-budget, inline-adj-budget1 for
  * kernels) and the module's (inline-total-budget).  Sizes are instructions,
  * loops counted as nv-unroll will fully unroll them: cicc measures callees
- * after its CGSCC walk has simplified and unrolled them.
+ * after its CGSCC walk has simplified and unrolled them, and charges the
+ * body alone (13r + 1 for r rounds of 13 instructions, measured), not the
+ * .param traffic, which only explains a refusal.
  *
  * Every decision becomes a call-site attribute (alwaysinline or noinline),
  * so no later inliner second-guesses it; LLVM's always-inliner does the
