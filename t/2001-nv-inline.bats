@@ -148,11 +148,16 @@ calls() {
 	target triple = "nvptx64-nvidia-cuda"
 	define internal i32 @h(i32 %x, ptr %keep) {
 	  %a = alloca [8 x i32]
+	  %b = alloca [8 x i32]
 	  %p = getelementptr [8 x i32], ptr %a, i32 0, i32 %x
+	  %q = getelementptr [8 x i32], ptr %b, i32 0, i32 %x
 	  store i32 %x, ptr %p
+	  store i32 %x, ptr %q
 	  store ptr %a, ptr %keep
 	  %v = load i32, ptr %a
-	  ret i32 %v
+	  %w = load i32, ptr %b
+	  %s = add i32 %v, %w
+	  ret i32 %s
 	}
 	define i32 @f(i32 %x, ptr %k1, ptr %k2) {
 	  %r = call i32 @h(i32 %x, ptr %k1)
@@ -168,9 +173,11 @@ calls() {
 	IR
 	run --separate-stderr nv-inline -nv-inline-all -pass-remarks=nv-inline -S "$BATS_TEST_TMPDIR/live.ll"
 	assert_success
-	# in f the two copies follow each other: one slot; g's own alloca is not the inliner's
-	[ "$(sed -n '/^define i32 @f(/,/^}/p' <<<"$output" | grep -c ' = alloca ')" -eq 1 ]
-	[ "$(sed -n '/^define i32 @g(/,/^}/p' <<<"$output" | grep -c ' = alloca ')" -eq 2 ]
+	# f gets 4 allocas: a and b of one copy are live together, the two copies
+	# follow each other, so 2 slots; g's own alloca is not the inliner's
+	[ "$(sed -n '/^define i32 @f(/,/^}/p' <<<"$output" | grep -c ' = alloca ')" -eq 2 ]
+	[ "$(sed -n '/^define i32 @g(/,/^}/p' <<<"$output" | grep -c ' = alloca ')" -eq 3 ]
+	grep -q "in function 'f': 2 allocas of inlined callees share the slots of others in 'f': 64 bytes" <<<"$stderr"
 }
 
 @test "the PTX of the fixture assembles, without a .func left" {
