@@ -245,6 +245,39 @@ unknown(struct nv_trip *t, const char *why)
 	return t->kind;
 }
 
+/*
+ * A phi in the loop body whose incoming values are all the same computation
+ * (one opcode, the very same operands), as GVN's PRE leaves "iv + 1" copied
+ * into both arms of a branch, stands for that computation: its first
+ * incoming value.  Anything else is itself.
+ */
+static LLVMValueRef
+through_copies(const struct nv_loops *ls, unsigned l, LLVMValueRef v)
+{
+	LLVMValueRef first;
+	unsigned n;
+
+	if (!LLVMIsAPHINode(v) || LLVMGetInstructionParent(v) == ls->cfg->bb[ls->v[l].header] ||
+	    (n = LLVMCountIncoming(v)) == 0)
+		return v;
+	first = LLVMGetIncomingValue(v, 0);
+	if (!LLVMIsABinaryOperator(first) && !LLVMIsACastInst(first))
+		return v;
+	for (unsigned k = 1; k < n; k++) {
+		LLVMValueRef x = LLVMGetIncomingValue(v, k);
+
+		if (x == first)
+			continue;
+		if (!LLVMIsAInstruction(x) || LLVMGetInstructionOpcode(x) != LLVMGetInstructionOpcode(first) ||
+		    LLVMTypeOf(x) != LLVMTypeOf(first) || LLVMGetNumOperands(x) != LLVMGetNumOperands(first))
+			return v;
+		for (int o = 0; o < LLVMGetNumOperands(x); o++)
+			if (LLVMGetOperand(x, (unsigned)o) != LLVMGetOperand(first, (unsigned)o))
+				return v;
+	}
+	return first;
+}
+
 enum nv_trip_kind
 nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 {
@@ -291,6 +324,7 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 	}
 	if (!invariant(ls, l, b))
 		return unknown(t, "the bound varies in the loop");
+	a = through_copies(ls, l, a);
 	if (LLVMGetTypeKind(LLVMTypeOf(a)) != LLVMIntegerTypeKind ||
 	    LLVMGetIntTypeWidth(LLVMTypeOf(a)) > 64)
 		return unknown(t, "the IV is not an integer of at most 64 bits");
@@ -322,7 +356,7 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 	/* phi = [start, outside], [step value, latch] */
 	for (unsigned k = 0; k < 2; k++) {
 		unsigned from = nv_cfg_index(g, LLVMGetIncomingBlock(phi, k));
-		LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+		LLVMValueRef v = through_copies(ls, l, LLVMGetIncomingValue(phi, k));
 
 		if (from == latch) {
 			if (next && v != next)

@@ -9,6 +9,8 @@ setup_file() {
 	clang-22 -O1 -fno-unroll-loops -emit-llvm -c "$FIXTURES/tripcounts.c" -o "$CORPUS/tc.rot.bc"
 	clang-22 -O0 -Xclang -disable-O0-optnone -emit-llvm -c "$FIXTURES/tripcounts.c" -o - |
 		nv-opt -passes='function(sroa,instcombine<no-verify-fixpoint>,simplifycfg)' -o "$CORPUS/tc.while.bc"
+	# the increment GVN's PRE copies into both arms of a branch (sha256's rounds)
+	llvm-as "$FIXTURES/tripcount-prephi.ll" -o "$CORPUS/prephi.rot.bc"
 	for cu in "$TOP"/share/examples/*.cu "$FIXTURES"/sum8.cu; do
 		n=$(basename "$cu" .cu)
 		clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudalib -nocudainc \
