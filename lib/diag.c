@@ -235,6 +235,7 @@ static struct {
 	size_t yaml_len;
 	FILE *yaml_fp;
 	int llvm_quiet; /* LLVM's own remarks are not shown */
+	int llvm_wanted; /* some pattern names an LLVM pass */
 } rm;
 
 void
@@ -258,8 +259,9 @@ on_llvm_diag(LLVMDiagnosticInfoRef di, void *ctx)
 		emit("%s: warning: %s\n", progname, desc);
 		break;
 	case LLVMDSRemark:
-		/* LLVM's passes report only what -pass-remarks* asked for. */
-		if ((rm.on[0] || rm.on[1] || rm.on[2]) && !rm.llvm_quiet)
+		/* The C API hands us every remark, unfiltered and without its
+		 * pass name: shown when some pattern names an LLVM pass. */
+		if (rm.llvm_wanted && !rm.llvm_quiet)
 			emit("%s: remark: %s\n", progname,
 			        strncmp(desc, "<unknown>:0:0: ", 15) ? desc : desc + 15);
 		break;
@@ -302,6 +304,16 @@ forward_to_llvm(const char *const pat[3])
 	nv_strv_free(&av);
 }
 
+/* The LLVM passes (by remark name) that report in nv-opt's and nv-llc's
+ * pipelines; a -pass-remarks* pattern matching none of them (nv-unroll,
+ * say) keeps LLVM's remarks out. */
+static const char *const llvm_remark_passes[] = {
+	"inline", "loop-vectorize", "slp-vectorizer", "gvn", "licm", "tailcallelim", "loop-unroll",
+	"loop-idiom", "loop-delete", "loop-distribute", "loop-interchange", "loop-load-elim",
+	"loop-unroll-and-jam", "memcpyopt", "sroa", "instcombine", "simplifycfg", "asm-printer",
+	"regalloc", "prologepilog", "size-info", "annotation-remarks", "stack-protector",
+};
+
 static const char *const kind_tag[] = { "Passed", "Missed", "Analysis" };
 static const char *const kind_flag[] = { "-pass-remarks", "-pass-remarks-missed",
 	                                 "-pass-remarks-analysis" };
@@ -326,6 +338,9 @@ nv_remarks_setup(const char *passed, const char *missed, const char *analysis,
 			return -1;
 		}
 		rm.on[k] = 1;
+		for (size_t i = 0; i < sizeof(llvm_remark_passes) / sizeof(*llvm_remark_passes); i++)
+			if (regexec(&rm.re[k], llvm_remark_passes[i], 0, NULL, 0) == 0)
+				rm.llvm_wanted = 1;
 	}
 	forward_to_llvm(pat);
 	if (yaml_path) {

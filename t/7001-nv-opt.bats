@@ -70,3 +70,12 @@ setup_file() {
 	assert_equal "$status" 2
 	assert_equal "$stderr" "nv-opt: error: unknown GPU architecture 'sm_91'; did you mean 'sm_90'?"
 }
+
+@test "-pass-remarks for one of our passes keeps LLVM's remarks out; an LLVM pass name lets them in" {
+	run --separate-stderr nv-opt -O3 -pass-remarks=nv-unroll -pass-remarks-missed=nv-inline "$BC" -o /dev/null
+	assert_success
+	assert_equal "$stderr" ""
+	run --separate-stderr nv-opt -O3 -pass-remarks=tailcallelim "$BC" -o /dev/null
+	assert_success
+	[[ "$stderr" == *"nv-opt: remark: marked as tail call candidate (readnone)"* ]]
+}
