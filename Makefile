@@ -94,6 +94,21 @@ bin/fuzz-ir: t/fuzz/fuzz-ir.c $(LIB_SRC) $(HEADERS) | toolcheck
 fuzz: bin/fuzz-ir
 	sh t/fuzz/run.sh $(FUZZ_TIME)
 
+# The benchmark (bench/README.md): nvcc-lite against nvcc and clang-22 on
+# bench/kernels/*.cu; BENCH_RUNS compiles per kernel and compiler.
+bench: all
+	sh bench/run.sh
+
+# The same kernels on a GPU, nvcc-lite's against nvcc's: outputs and times.
+# Without a CUDA driver or a GPU it says so and succeeds.
+bench/out/bench-gpu: bench/gpu.c
+	@mkdir -p bench/out
+	$(CC) -std=c17 -Wall -Wextra -O2 -D_GNU_SOURCE $(SANFLAGS) $< -o $@ -ldl -lm
+
+bench-gpu: all bench/out/bench-gpu
+	sh bench/run.sh --ptx-only
+	bench/out/bench-gpu -d bench/out bench/kernels/*.cu
+
 # Meaning preservation on N random programs from SEED on (t/csmith.sh).
 N ?= 100
 SEED ?= 1
@@ -116,8 +131,8 @@ install: all lib/libnv.pc
 	cp completions/_nvcc-lite $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 
 clean:
-	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags
+	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags bench/out
 
-.PHONY: all toolcheck deps demo check csmith fuzz install clean print-ldflags FORCE
+.PHONY: all toolcheck deps demo check bench bench-gpu csmith fuzz install clean print-ldflags FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
