@@ -53,7 +53,8 @@ else
 	clang_cuda="-nocudainc -nocudalib -include $top/share/nvcc-lite/cuda_shim.h"
 fi
 
-compilers="lite lite-O0"
+compilers="lite"
+[ $ptx_only = 1 ] || compilers="$compilers lite-O0"
 [ -n "$nvcc" ] && compilers="$compilers nvcc"
 [ -n "$clang" ] && compilers="$compilers clang"
 for c in $compilers; do mkdir -p "$out/$c"; done
