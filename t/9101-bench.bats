@@ -53,6 +53,10 @@ setup_file() {
 	sed 's/^\/\/@ arg inout f32 .*/\/\/@ arg inout f33 8/' "$KDIR/src/saxpy_vec4.cu" >"$BATS_TEST_TMPDIR/src/saxpy_vec4.cu"
 	run -1 "$GPU" --check -d "$KDIR" "$BATS_TEST_TMPDIR/src/saxpy_vec4.cu"
 	assert_output "bench-gpu: $BATS_TEST_TMPDIR/src/saxpy_vec4.cu:6: bad //@ line (see bench/README.md)"
+	run -1 "$GPU" --check -d "$BATS_TEST_TMPDIR/nothing" "$KDIR/src/saxpy_vec4.cu"
+	assert_line "bench-gpu: saxpy_vec4: cannot read $BATS_TEST_TMPDIR/nothing/nvcc/saxpy_vec4.ptx (run bench/run.sh first)"
+	run -2 "$GPU" -r 0 "$KDIR/src/saxpy_vec4.cu"
+	assert_output "bench-gpu: -r wants a count from 1 to 10000"
 }
 
 @test "bench-gpu without a driver, or without a device, says so and succeeds" {
