@@ -55,6 +55,9 @@ setup_file() {
 	assert_output "bench-gpu: $BATS_TEST_TMPDIR/src/saxpy_vec4.cu:6: bad //@ line (see bench/README.md)"
 	run -1 "$GPU" --check -d "$BATS_TEST_TMPDIR/nothing" "$KDIR/src/saxpy_vec4.cu"
 	assert_line "bench-gpu: saxpy_vec4: cannot read $BATS_TEST_TMPDIR/nothing/nvcc/saxpy_vec4.ptx (run bench/run.sh first)"
+	: >"$BATS_TEST_TMPDIR/src/empty.cu"
+	run -1 "$GPU" --check -d "$KDIR" "$BATS_TEST_TMPDIR/src/empty.cu"
+	assert_output "bench-gpu: $BATS_TEST_TMPDIR/src/empty.cu: needs //@ kernel, //@ grid and //@ block lines"
 	run -2 "$GPU" -r 0 "$KDIR/src/saxpy_vec4.cu"
 	assert_output "bench-gpu: -r wants a count from 1 to 10000"
 }
