@@ -5,6 +5,7 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "cli.h"
@@ -18,7 +19,7 @@
 #include "util.h"
 
 static const char *passes, *named, *arch;
-static int olevel = -1, disable_output, no_unroll;
+static int olevel = -1, disable_output, no_unroll, no_vectorize;
 static struct nv_strv prints;
 
 static const struct nv_option opts[] = {
@@ -28,6 +29,7 @@ static const struct nv_option opts[] = {
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "target for cost models of an NVPTX module (default: the module's target-cpu, else sm_75)" },
 	{ "print", NV_OPT_LIST, &prints, "NAME", "after the pipeline, print an analysis to stderr: cfg, dom, postdom, loops, tripcount, liveness, cost, occupancy, summary (repeatable)" },
 	{ "no-unroll", NV_OPT_FLAG, &no_unroll, NULL, "leave unrolling to nv-unroll: LLVM's unrollers are off, #pragma unroll included" },
+	{ "no-vectorize", NV_OPT_FLAG, &no_vectorize, NULL, "leave loop vectorization to nv-vectorize: LLVM's loop vectorizer runs only on loops that #pragma forces" },
 	{ "disable-output", NV_OPT_FLAG, &disable_output, NULL, "write no module (with -print)" },
 	{ NULL },
 };
@@ -61,6 +63,13 @@ run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm)
 	LLVMPassBuilderOptionsSetVerifyEach(po, (int)nv_knob_int(NV_KNOB_VERIFY_EACH));
 	LLVMPassBuilderOptionsSetDebugLogging(po, (int)nv_knob_int(NV_KNOB_DEBUG_PASS_MANAGER));
 	LLVMPassBuilderOptionsSetLoopUnrolling(po, !no_unroll);
+	if (no_vectorize) {
+		/* The builder options' LoopVectorization does not reach the
+		 * vectorizer of default<On> in LLVM 22; its own option does. */
+		const char *args[] = { "nv-opt", "-vectorize-loops=false", "-interleave-loops=false" };
+
+		LLVMParseCommandLineOptions(3, args, NULL);
+	}
 	if (no_unroll)
 		nv_unroll_hide(m);
 	err = LLVMRunPasses(m, text, tm, po);

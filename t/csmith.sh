@@ -46,7 +46,9 @@ configs=(
 	"inline|nv-inline \$in -o \$out"
 	"inline-all|nv-inline -nv-inline-all \$in -o \$out"
 	"inline-min|nv-inline -inline-budget=0 -inline-threshold=0 -inline-switchctrl=5 \$in -o \$out"
-	"chain|nv-link \$in | nv-reflect | nv-inline | nv-opt -O3 -no-unroll | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll -o \$out"
+	"vectorize|nv-opt -O3 -no-unroll -no-vectorize \$in | nv-vectorize -o \$out"
+	"vectorize-max|nv-vectorize -vectorizer-min-trip-count=0 -force-target-max-vector-interleave=2 -force-target-max-scalar-interleave=2 -vectorize-fp-reorder=1 \$in -o \$out"
+	"chain|nv-link \$in | nv-reflect | nv-inline | nv-opt -O3 -no-unroll -no-vectorize | nv-vectorize | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll -o \$out"
 )
 
 for tool in csmith clang-22 lli; do

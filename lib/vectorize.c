@@ -1,0 +1,920 @@
+#include "vectorize.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Support.h>
+
+#include "cfg.h"
+#include "diag.h"
+#include "dom.h"
+#include "indvars.h"
+#include "knobs.h"
+#include "liveness.h"
+#include "loops.h"
+#include "occupancy.h"
+#include "stdpipe.h"
+#include "util.h"
+
+#define PASS "nv-vectorize"
+#define MD_ID "nv.vectorize.id" /* i32: which candidate the loop is */
+#define MAX_TRIES 3             /* a try only takes loops out, so this is plenty */
+#define MAX_CHAIN 16            /* address instructions recomputed before the loop */
+#define WIDE_BYTES 16           /* ld/st.v4.b32, the widest PTX access */
+#define REG_FLOOR 64            /* registers a loop may grow to whatever the occupancy */
+
+/* One loop we decided to vectorize (or interleave), by position: the
+ * function's index in the module and the loop's in nv_loops, the same in
+ * every copy of the module. */
+struct cand {
+	unsigned fn, loop;
+	unsigned vf, ic;
+	unsigned bytes;        /* of the widest widened access */
+	char *where;           /* "loop %3 in f" */
+	LLVMValueRef at;       /* for remarks (in the original module) */
+	unsigned est, base;    /* register estimate after, and the function's before */
+	const char *tag;       /* set when a try refused it */
+	char *why;
+	unsigned wide, fixed;  /* wide accesses; those aligned by versioning */
+	int epilogue;          /* the remainder is a vector loop */
+	int alias_risk;        /* a store may overlap another access */
+};
+
+struct state {
+	LLVMModuleRef m;
+	LLVMTargetMachineRef tm;
+	int sm;
+	struct cand *c;
+	unsigned nc;
+};
+
+struct fa {
+	struct nv_cfg g;
+	struct nv_dom d;
+	struct nv_loops ls;
+};
+
+static void
+fa_build(struct fa *a, LLVMValueRef fn)
+{
+	nv_cfg_build(&a->g, fn);
+	nv_dom_build(&a->d, &a->g, 0);
+	nv_loops_build(&a->ls, &a->g, &a->d);
+}
+
+static void
+fa_release(struct fa *a)
+{
+	nv_loops_release(&a->ls);
+	nv_dom_release(&a->d);
+	nv_cfg_release(&a->g);
+}
+
+static LLVMValueRef
+nth_function(LLVMModuleRef m, unsigned i)
+{
+	LLVMValueRef f = LLVMGetFirstFunction(m);
+
+	while (f && i--)
+		f = LLVMGetNextFunction(f);
+	return f;
+}
+
+static void
+missed(LLVMValueRef at, const char *tag, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+missed(LLVMValueRef at, const char *tag, const char *where, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (!nv_remark_enabled(NV_REMARK_MISSED, PASS))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!strncmp(buf, "loop not vectorized: ", 21)) /* the seed's own wording */
+		nv_remark(NV_REMARK_MISSED, PASS, tag, at, "%s: %s", where, buf);
+	else
+		nv_remark(NV_REMARK_MISSED, PASS, tag, at, "%s not vectorized: %s", where, buf);
+}
+
+/* --- legality --- */
+
+static int
+callee_named(LLVMValueRef call, const char **name)
+{
+	LLVMValueRef callee = LLVMGetCalledValue(call);
+	size_t len;
+
+	if (!callee || !LLVMIsAFunction(callee))
+		return 0;
+	*name = LLVMGetValueName2(callee, &len);
+	return 1;
+}
+
+static int
+is_convergent(LLVMValueRef call)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
+	LLVMValueRef callee = LLVMGetCalledValue(call);
+
+	if (LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, kind))
+		return 1;
+	if (callee && LLVMIsAFunction(callee) &&
+	    LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind))
+		return 1;
+	return LLVMIsAInlineAsm(callee) != NULL;
+}
+
+static LLVMValueRef
+underlying(LLVMValueRef p)
+{
+	for (int i = 0; i < 32; i++) {
+		if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p) || LLVMIsAAddrSpaceCastInst(p))
+			p = LLVMGetOperand(p, 0);
+		else if (LLVMIsAConstantExpr(p) &&
+		         (LLVMGetConstOpcode(p) == LLVMGetElementPtr || LLVMGetConstOpcode(p) == LLVMAddrSpaceCast))
+			p = LLVMGetOperand(p, 0);
+		else
+			break;
+	}
+	return p;
+}
+
+/* An object no other pointer reaches: a noalias argument, an alloca or a global. */
+static int
+identified(LLVMValueRef obj)
+{
+	if (LLVMIsAAllocaInst(obj) || LLVMIsAGlobalVariable(obj))
+		return 1;
+	if (LLVMIsAArgument(obj)) {
+		LLVMValueRef fn = LLVMGetParamParent(obj);
+		unsigned idx = 1, kind = LLVMGetEnumAttributeKindForName("noalias", 7);
+
+		for (LLVMValueRef a = LLVMGetFirstParam(fn); a && a != obj; a = LLVMGetNextParam(a))
+			idx++;
+		return LLVMGetEnumAttributeAtIndex(fn, idx, kind) != NULL;
+	}
+	return 0;
+}
+
+static int
+fp_reorder_ok(LLVMValueRef v)
+{
+	if (nv_knob_int(NV_KNOB_VECTORIZE_FP_REORDER))
+		return 1;
+	return LLVMCanValueUseFastMathFlags(v) && (LLVMGetFastMathFlags(v) & LLVMFastMathAllowReassoc);
+}
+
+struct facts {
+	const char *tag;       /* a reason to refuse, or NULL */
+	char why[256];
+	unsigned widest;       /* bytes of the widest scalar access */
+	unsigned accesses, stores;
+	int alias_risk;        /* a store may overlap another access */
+};
+
+static void
+refuse(struct facts *f, const char *tag, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+refuse(struct facts *f, const char *tag, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (f->tag)
+		return;
+	f->tag = tag;
+	va_start(ap, fmt);
+	vsnprintf(f->why, sizeof(f->why), fmt, ap);
+	va_end(ap);
+}
+
+/* The header phi is an FP reduction whose operations may not be reordered. */
+static int
+bad_fp_reduction(const struct nv_loops *ls, unsigned l, LLVMValueRef phi)
+{
+	const struct nv_loop *lp = &ls->v[l];
+	LLVMBasicBlockRef latch = ls->cfg->bb[lp->latches[0]];
+	LLVMTypeKind k = LLVMGetTypeKind(LLVMTypeOf(phi));
+	LLVMValueRef next = NULL;
+
+	if (k != LLVMFloatTypeKind && k != LLVMDoubleTypeKind && k != LLVMHalfTypeKind &&
+	    k != LLVMBFloatTypeKind)
+		return 0;
+	for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
+		if (LLVMGetIncomingBlock(phi, i) == latch)
+			next = LLVMGetIncomingValue(phi, i);
+	if (!next || !LLVMIsAInstruction(next))
+		return 0;
+	switch (LLVMGetInstructionOpcode(next)) {
+	case LLVMFAdd: case LLVMFSub: case LLVMFMul:
+		return !fp_reorder_ok(next);
+	case LLVMCall:
+		return !fp_reorder_ok(next);
+	case LLVMSelect:
+		return 1; /* fmin/fmax by compare and select */
+	default:
+		return 0;
+	}
+}
+
+static void
+scan(LLVMModuleRef m, const struct nv_loops *ls, unsigned l, struct facts *f)
+{
+	const struct nv_loop *lp = &ls->v[l];
+	LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
+	LLVMValueRef ptrs[64];
+	int writes[64];
+	unsigned np = 0;
+
+	for (LLVMValueRef i = LLVMGetFirstInstruction(ls->cfg->bb[lp->header]); i && LLVMIsAPHINode(i);
+	     i = LLVMGetNextInstruction(i))
+		if (bad_fp_reduction(ls, l, i))
+			refuse(f, "CantReorderFPOps",
+			       "loop not vectorized: cannot prove it is safe to reorder floating-point "
+			       "operations (a reduction without the reassoc fast-math flag; "
+			       "-vectorize-fp-reorder allows it)");
+	for (unsigned b = 0; b < lp->nblocks; b++)
+		for (LLVMValueRef i = LLVMGetFirstInstruction(ls->cfg->bb[lp->blocks[b]]); i;
+		     i = LLVMGetNextInstruction(i)) {
+			LLVMOpcode op = LLVMGetInstructionOpcode(i);
+			const char *name;
+
+			if (op == LLVMCall) {
+				if (is_convergent(i)) {
+					name = "inline asm";
+					callee_named(i, &name);
+					refuse(f, "ConvergentCall",
+					       "it calls %s, a convergent operation (barrier, warp shuffle or vote) "
+					       "that every thread must run once per iteration", name);
+				} else if (LLVMIsAInlineAsm(LLVMGetCalledValue(i)) ||
+				           !callee_named(i, &name) || !LLVMGetIntrinsicID(LLVMGetCalledValue(i))) {
+					refuse(f, "CantVectorizeCall",
+					       "call instruction cannot be vectorized");
+				}
+				continue;
+			}
+			if (op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg || op == LLVMFence) {
+				refuse(f, "CantVectorizeInstruction", "instruction cannot be vectorized (atomic)");
+				continue;
+			}
+			if (op != LLVMLoad && op != LLVMStore)
+				continue;
+			if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) {
+				refuse(f, op == LLVMLoad ? "NonSimpleLoad" : "NonSimpleStore",
+				       op == LLVMLoad ? "read with atomic ordering or volatile read"
+				                      : "write with atomic ordering or volatile write");
+				continue;
+			}
+			LLVMTypeRef ty = LLVMTypeOf(op == LLVMLoad ? i : LLVMGetOperand(i, 0));
+			LLVMTypeKind k = LLVMGetTypeKind(ty);
+			if (k != LLVMIntegerTypeKind && k != LLVMFloatTypeKind && k != LLVMDoubleTypeKind &&
+			    k != LLVMHalfTypeKind && k != LLVMBFloatTypeKind && k != LLVMPointerTypeKind) {
+				refuse(f, "VectorizationNotBeneficial",
+				       "the cost-model indicates that vectorization is not beneficial "
+				       "(an access of a vector or aggregate type is already wide)");
+				continue;
+			}
+			unsigned long long sz = LLVMStoreSizeOfType(td, ty);
+			if (sz > f->widest)
+				f->widest = (unsigned)sz;
+			f->accesses++;
+			f->stores += op == LLVMStore;
+			if (np < 64) {
+				ptrs[np] = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
+				writes[np++] = op == LLVMStore;
+			} else {
+				f->alias_risk = 1;
+			}
+		}
+	for (unsigned a = 0; a < np; a++)
+		for (unsigned b = 0; b < np; b++) {
+			LLVMValueRef oa, ob;
+
+			if (!writes[a] || a == b || ptrs[a] == ptrs[b])
+				continue;
+			oa = underlying(ptrs[a]);
+			ob = underlying(ptrs[b]);
+			if (oa == ob || !identified(oa) || !identified(ob))
+				f->alias_risk = 1;
+		}
+}
+
+/* Register units: the most the loop holds at once, of which `inv` are
+ * values from outside it (they stay scalar when the body widens). */
+static void
+pressure(const struct nv_liveness *lv, const struct nv_loops *ls, unsigned l, unsigned *peak,
+         unsigned *inv)
+{
+	const struct nv_loop *lp = &ls->v[l];
+	const uint64_t *in = nv_live_in(lv, lp->header);
+
+	*peak = *inv = 0;
+	for (unsigned b = 0; b < lp->nblocks; b++)
+		if (lv->block_max_units[lp->blocks[b]] > *peak)
+			*peak = lv->block_max_units[lp->blocks[b]];
+	for (unsigned v = 0; v < lv->nvals; v++) {
+		LLVMValueRef val = lv->val[v];
+		LLVMBasicBlockRef bb;
+
+		if (!nv_live_has(lv, in, v))
+			continue;
+		bb = LLVMIsAInstruction(val) ? LLVMGetInstructionParent(val) : NULL;
+		if (!bb || !nv_loop_contains(ls, l, nv_ptrmap_get(&ls->cfg->index, bb)))
+			*inv += lv->units[v];
+	}
+}
+
+static unsigned
+estimate(unsigned peak, unsigned inv, unsigned factor)
+{
+	unsigned variant = peak > inv ? peak - inv : 0;
+
+	return peak + variant * (factor - 1);
+}
+
+static int
+fits(const struct state *st, unsigned base, unsigned est)
+{
+	unsigned budget = nv_occupancy_regs_for(st->sm, nv_occupancy_warps(st->sm, base));
+
+	if (budget < REG_FLOOR)
+		budget = REG_FLOOR;
+	return est <= budget && est <= NV_MAX_REGS_PER_THREAD;
+}
+
+/* Decide loop l of function fi; a candidate is appended to st->c. */
+static void
+decide(struct state *st, unsigned fi, const struct nv_loops *ls, unsigned l,
+       const struct nv_liveness *lv, const char *where, LLVMValueRef at)
+{
+	const struct nv_loop *lp = &ls->v[l];
+	struct facts f = { 0 };
+	struct nv_trip trip;
+	int64_t width = 0, enable = -1;
+	unsigned vf, ic = 1, peak = 0, inv = 0, base = lv ? lv->max_units : 0, est;
+	long long minc = nv_knob_int(NV_KNOB_VECTORIZER_MIN_TRIP_COUNT);
+	long long force_vf = nv_knob_int(NV_KNOB_FORCE_VECTOR_WIDTH);
+	long long max_ic = nv_knob_int(NV_KNOB_FORCE_TARGET_MAX_VECTOR_INTERLEAVE);
+	long long scalar_ic = nv_knob_int(NV_KNOB_FORCE_TARGET_MAX_SCALAR_INTERLEAVE);
+	struct cand *c;
+
+	if (nv_loop_md_has(ls, l, "llvm.loop.isvectorized"))
+		return;
+	nv_loop_md_int(ls, l, "llvm.loop.vectorize.width", &width);
+	if (nv_loop_md_has(ls, l, "llvm.loop.vectorize.enable") &&
+	    !nv_loop_md_int(ls, l, "llvm.loop.vectorize.enable", &enable))
+		enable = 1;
+	if (enable == 0 || width == 1) {
+		missed(at, "MissedExplicitlyDisabled", where, "vectorization is explicitly disabled");
+		return;
+	}
+	if (!nv_loop_is_simplified(ls, l) || lp->nlatches != 1) {
+		missed(at, "CFGNotUnderstood", where, "loop control flow is not understood by vectorizer");
+		return;
+	}
+	if (lp->nexiting > 1 && !nv_knob_int(NV_KNOB_ENABLE_EARLY_EXIT_VECTORIZATION)) {
+		missed(at, "UncountableEarlyExitLoopsDisabled", where,
+		       "Auto-vectorization of loops with uncountable early exit is not enabled");
+		return;
+	}
+	if (nv_trip_count(ls, l, &trip) == NV_TRIP_UNKNOWN && lp->nexiting == 1) {
+		missed(at, "CantComputeNumberOfIterations", where,
+		       "could not determine number of loop iterations (%s)", trip.why ? trip.why : "?");
+		return;
+	}
+	scan(st->m, ls, l, &f);
+	if (f.tag) {
+		missed(at, f.tag, where, "%s", f.why);
+		return;
+	}
+	vf = force_vf ? (unsigned)force_vf : 0;
+	if (trip.kind == NV_TRIP_CONST && trip.btc + 1 < (uint64_t)minc) {
+		if (scalar_ic < 2) {
+			missed(at, "LowTripCount", where,
+			       "The trip count is below the minial threshold value. (%llu < %lld; nv-unroll "
+			       "takes it)", (unsigned long long)trip.btc + 1, minc);
+			return;
+		}
+		vf = 1;
+	}
+	if (!f.accesses && vf != 1) {
+		if (scalar_ic < 2) {
+			missed(at, "VectorizationNotBeneficial", where,
+			       "the cost-model indicates that vectorization is not beneficial (no load or "
+			       "store to widen into ld/st.v2/.v4)");
+			return;
+		}
+		vf = 1;
+	}
+	if (!vf) {
+		vf = f.widest >= WIDE_BYTES ? 1 : WIDE_BYTES / f.widest;
+		if (vf > 4)
+			vf = 4;
+	}
+	if (lv)
+		pressure(lv, ls, l, &peak, &inv);
+	est = estimate(peak, inv, vf);
+	while (vf > 1 && !force_vf && lv && !fits(st, base, est)) {
+		vf /= 2;
+		est = estimate(peak, inv, vf);
+	}
+	if (vf == 1 && scalar_ic < 2) {
+		missed(at, "VectorizationNotBeneficial", where,
+		       "the cost-model indicates that vectorization is not beneficial (%s)",
+		       f.widest >= WIDE_BYTES ? "its accesses are already 16 bytes wide"
+		                              : "even two lanes would need more registers than occupancy allows");
+		return;
+	}
+	if (vf == 1)
+		max_ic = scalar_ic;
+	for (unsigned k = 2; k <= (unsigned)max_ic; k *= 2)
+		if (!lv || fits(st, base, estimate(peak, inv, vf * k)))
+			ic = k;
+	est = estimate(peak, inv, vf * ic);
+	st->c = xrealloc(st->c, (st->nc + 1) * sizeof(*st->c));
+	c = &st->c[st->nc++];
+	memset(c, 0, sizeof(*c));
+	c->fn = fi;
+	c->loop = l;
+	c->vf = vf;
+	c->ic = ic;
+	c->bytes = vf * f.widest;
+	c->where = xstrdup(where);
+	c->at = at;
+	c->est = est;
+	c->base = base;
+	c->alias_risk = f.alias_risk;
+	nv_remark(NV_REMARK_ANALYSIS, PASS, "VectorizationDecision", at,
+	          "%s: VF %u, interleave %u (widest access %u bytes; register estimate %u, function %u)",
+	          where, vf, ic, f.widest, est, base);
+}
+
+static void
+decide_function(struct state *st, unsigned fi, LLVMValueRef fn)
+{
+	struct fa a;
+	struct nv_liveness lv;
+	int have_lv;
+	char **labels;
+	size_t len, need;
+	const char *fname = LLVMGetValueName2(fn, &len);
+
+	fa_build(&a, fn);
+	if (!a.ls.n) {
+		fa_release(&a);
+		return;
+	}
+	have_lv = nv_liveness_build(&lv, &a.g, LLVMGetModuleDataLayout(st->m), &need) == 0;
+	labels = nv_cfg_labels(&a.g);
+	for (unsigned l = 0; l < a.ls.n; l++) {
+		LLVMValueRef at = LLVMGetFirstInstruction(a.g.bb[a.ls.v[l].header]);
+		char *where;
+
+		if (a.ls.v[l].nchildren)
+			continue; /* outer loops: cicc leaves them too */
+		while (at && LLVMIsAPHINode(at))
+			at = LLVMGetNextInstruction(at);
+		where = xasprintf("loop %s in %.*s", labels[a.ls.v[l].header], (int)len, fname);
+		decide(st, fi, &a.ls, l, have_lv ? &lv : NULL, where, at);
+		free(where);
+	}
+	nv_cfg_labels_free(&a.g, labels);
+	if (have_lv)
+		nv_liveness_release(&lv);
+	fa_release(&a);
+}
+
+/* --- a try --- */
+
+static void
+mark(struct state *st, LLVMModuleRef w)
+{
+	unsigned fi = (unsigned)-1;
+	LLVMValueRef fn = NULL;
+	struct fa a;
+	int built = 0;
+
+	for (unsigned k = 0; k < st->nc; k++) {
+		struct cand *c = &st->c[k];
+
+		if (c->tag)
+			continue;
+		if (c->fn != fi) {
+			if (built)
+				fa_release(&a);
+			fi = c->fn;
+			fn = nth_function(w, fi);
+			fa_build(&a, fn);
+			built = 1;
+		}
+		nv_loop_md_remove(&a.ls, c->loop, "llvm.loop.vectorize.");
+		nv_loop_md_remove(&a.ls, c->loop, "llvm.loop.interleave.");
+		nv_loop_md_set(&a.ls, c->loop, "llvm.loop.vectorize.enable", 1, 1);
+		nv_loop_md_set(&a.ls, c->loop, "llvm.loop.vectorize.width", 1, (int32_t)c->vf);
+		nv_loop_md_set(&a.ls, c->loop, "llvm.loop.interleave.count", 1, (int32_t)c->ic);
+		nv_loop_md_set(&a.ls, c->loop, MD_ID, 1, (int32_t)k);
+	}
+	if (built)
+		fa_release(&a);
+}
+
+static void
+set_llvm_options(void)
+{
+	char ee[64], epi[64], fvf[64];
+	const char *args[] = { "nv-vectorize", ee, epi, fvf, "-vectorizer-min-trip-count=0",
+	                       "-epilogue-vectorization-minimum-VF=1000000" };
+	long long evf = nv_knob_int(NV_KNOB_EPILOGUE_VECTORIZATION_FORCE_VF);
+
+	snprintf(ee, sizeof(ee), "-enable-early-exit-vectorization=%d",
+	         (int)nv_knob_int(NV_KNOB_ENABLE_EARLY_EXIT_VECTORIZATION));
+	snprintf(epi, sizeof(epi), "-enable-epilogue-vectorization=%d",
+	         (int)(nv_knob_int(NV_KNOB_ENABLE_EPILOGUE_VECTORIZATION) && evf > 1));
+	snprintf(fvf, sizeof(fvf), "-epilogue-vectorization-force-VF=%lld", evf);
+	LLVMParseCommandLineOptions((int)(sizeof(args) / sizeof(*args)), args, NULL);
+}
+
+static unsigned
+pow2_floor(unsigned long long x)
+{
+	unsigned p = 1;
+
+	while ((unsigned long long)p * 2 <= x && p < WIDE_BYTES)
+		p *= 2;
+	return p;
+}
+
+/* The alignment a wide access needs to stay one ld/st (0 for a scalar one). */
+static unsigned
+needed_align(LLVMTargetDataRef td, LLVMValueRef i)
+{
+	LLVMOpcode op = LLVMGetInstructionOpcode(i);
+	LLVMTypeRef ty;
+
+	if (op != LLVMLoad && op != LLVMStore)
+		return 0;
+	ty = LLVMTypeOf(op == LLVMLoad ? i : LLVMGetOperand(i, 0));
+	if (LLVMGetTypeKind(ty) != LLVMVectorTypeKind)
+		return 0;
+	return pow2_floor(LLVMStoreSizeOfType(td, ty));
+}
+
+static int
+name_starts(LLVMBasicBlockRef bb, const char *prefix)
+{
+	return !strncmp(LLVMGetBasicBlockName(bb), prefix, strlen(prefix));
+}
+
+/* The vector loop of a try, by its blocks. */
+struct vloop {
+	LLVMBasicBlockRef header, ph, middle;
+	LLVMBasicBlockRef *blocks;
+	unsigned nblocks;
+};
+
+struct chain {
+	const struct vloop *v;
+	LLVMValueRef from[MAX_CHAIN], to[MAX_CHAIN];
+	unsigned n;
+};
+
+static int
+in_vloop(const struct vloop *v, LLVMBasicBlockRef bb)
+{
+	for (unsigned i = 0; i < v->nblocks; i++)
+		if (v->blocks[i] == bb)
+			return 1;
+	return 0;
+}
+
+static LLVMValueRef
+incoming_from(LLVMValueRef phi, LLVMBasicBlockRef bb)
+{
+	for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
+		if (LLVMGetIncomingBlock(phi, i) == bb)
+			return LLVMGetIncomingValue(phi, i);
+	return NULL;
+}
+
+static int
+chain_op(LLVMOpcode op)
+{
+	switch (op) {
+	case LLVMGetElementPtr: case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAnd:
+	case LLVMOr: case LLVMXor: case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMPtrToInt:
+	case LLVMIntToPtr: case LLVMBitCast: case LLVMAddrSpaceCast:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Can v's value in the first vector iteration be computed in vector.ph? */
+static int
+computable(const struct vloop *v, LLVMValueRef x, unsigned depth)
+{
+	if (!LLVMIsAInstruction(x) || !in_vloop(v, LLVMGetInstructionParent(x)))
+		return 1;
+	if (LLVMIsAPHINode(x))
+		return LLVMGetInstructionParent(x) == v->header && incoming_from(x, v->ph);
+	if (depth >= MAX_CHAIN || !chain_op(LLVMGetInstructionOpcode(x)))
+		return 0;
+	for (int i = 0; i < LLVMGetNumOperands(x); i++)
+		if (!computable(v, LLVMGetOperand(x, (unsigned)i), depth + 1))
+			return 0;
+	return 1;
+}
+
+static LLVMValueRef
+first_value(LLVMBuilderRef b, struct chain *c, LLVMValueRef x)
+{
+	LLVMValueRef n;
+
+	if (!LLVMIsAInstruction(x) || !in_vloop(c->v, LLVMGetInstructionParent(x)))
+		return x;
+	if (LLVMIsAPHINode(x))
+		return incoming_from(x, c->v->ph);
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->from[i] == x)
+			return c->to[i];
+	n = LLVMInstructionClone(x);
+	for (int i = 0; i < LLVMGetNumOperands(x); i++)
+		LLVMSetOperand(n, (unsigned)i, first_value(b, c, LLVMGetOperand(x, (unsigned)i)));
+	LLVMInsertIntoBuilderWithName(b, n, "nv.vec.first");
+	if (c->n < MAX_CHAIN) {
+		c->from[c->n] = x;
+		c->to[c->n++] = n;
+	}
+	return n;
+}
+
+/* Branch from vector.ph to the scalar loop unless every misaligned wide
+ * access of the vector loop is aligned in its first iteration; then mark
+ * them aligned.  Returns NULL, or why it cannot. */
+static const char *
+version(LLVMModuleRef w, const struct vloop *v, LLVMValueRef *ops, unsigned *need, unsigned n)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(w);
+	LLVMBasicBlockRef sph = NULL;
+	LLVMValueRef term = LLVMGetBasicBlockTerminator(v->ph), mterm, acc, ok;
+	LLVMBuilderRef b;
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+	struct chain c = { .v = v };
+
+	if (!nv_knob_int(NV_KNOB_VECTORIZE_VERSION_ALIGN))
+		return "alignment is not provable and -vectorize-version-align=0";
+	if (nv_knob_int(NV_KNOB_EPILOGUE_VECTORIZATION_FORCE_VF) > 1)
+		return "alignment is not provable, and a loop with a vectorized epilogue is not versioned";
+	if (!v->ph || !v->middle || !term || LLVMGetNumSuccessors(term) != 1)
+		return "alignment is not provable, and LLVM left no vector.ph to test it in";
+	mterm = LLVMGetBasicBlockTerminator(v->middle);
+	for (unsigned s = 0; mterm && s < LLVMGetNumSuccessors(mterm); s++)
+		if (name_starts(LLVMGetSuccessor(mterm, s), "scalar.ph"))
+			sph = LLVMGetSuccessor(mterm, s);
+	if (!sph)
+		return "alignment is not provable, and no scalar loop is left to fall back to";
+	for (LLVMValueRef p = LLVMGetFirstInstruction(sph); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
+		LLVMValueRef start = NULL;
+
+		for (unsigned i = 0; i < LLVMCountIncoming(p) && !start; i++)
+			if (LLVMGetIncomingBlock(p, i) != v->middle)
+				start = LLVMGetIncomingValue(p, i);
+		if (!start)
+			return "alignment is not provable, and the scalar loop has no entry but the vector one";
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (!computable(v, LLVMGetOperand(ops[i], LLVMIsALoadInst(ops[i]) ? 0 : 1), 0))
+			return "alignment is not provable, and an address cannot be computed before the loop";
+	b = LLVMCreateBuilderInContext(ctx);
+	LLVMPositionBuilderBefore(b, term);
+	acc = NULL;
+	for (unsigned i = 0; i < n; i++) {
+		LLVMValueRef p = first_value(b, &c, LLVMGetOperand(ops[i], LLVMIsALoadInst(ops[i]) ? 0 : 1));
+		LLVMValueRef bits = LLVMBuildPtrToInt(b, p, i64, "nv.vec.addr");
+
+		bits = LLVMBuildAnd(b, bits, LLVMConstInt(i64, need[i] - 1, 0), "nv.vec.mis");
+		acc = acc ? LLVMBuildOr(b, acc, bits, "nv.vec.mis") : bits;
+	}
+	ok = LLVMBuildICmp(b, LLVMIntEQ, acc, LLVMConstInt(i64, 0, 0), "nv.vec.aligned");
+	ok = LLVMBuildFreeze(b, ok, "nv.vec.aligned.fr");
+	LLVMInstructionEraseFromParent(term);
+	LLVMPositionBuilderAtEnd(b, v->ph);
+	LLVMBuildCondBr(b, ok, v->header, sph);
+	LLVMDisposeBuilder(b);
+	for (LLVMValueRef p = LLVMGetFirstInstruction(sph); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
+		LLVMValueRef start = NULL;
+		LLVMBasicBlockRef from = v->ph;
+
+		for (unsigned i = 0; i < LLVMCountIncoming(p) && !start; i++)
+			if (LLVMGetIncomingBlock(p, i) != v->middle && LLVMGetIncomingBlock(p, i) != v->ph)
+				start = LLVMGetIncomingValue(p, i);
+		LLVMAddIncoming(p, &start, &from, 1);
+	}
+	for (unsigned i = 0; i < n; i++)
+		LLVMSetAlignment(ops[i], need[i]);
+	return NULL;
+}
+
+/* Judge candidate k after LLVM's run on w: carried out, and every wide
+ * access aligned (or versioned)?  Sets c->tag/why when not. */
+static void
+judge(LLVMModuleRef w, struct cand *c, const struct nv_loops *ls, unsigned k)
+{
+	LLVMTargetDataRef td = LLVMGetModuleDataLayout(w);
+	struct vloop v = { 0 };
+	LLVMValueRef ops[256];
+	unsigned need[256], nbad = 0, nwide = 0, nepi_bad = 0;
+	int found = 0;
+	const char *why;
+
+	for (unsigned l = 0; l < ls->n; l++) {
+		const struct nv_loop *lp = &ls->v[l];
+		int64_t id;
+		int main_loop;
+
+		if (!nv_loop_md_int(ls, l, MD_ID, &id) || id != (int64_t)k)
+			continue;
+		main_loop = name_starts(ls->cfg->bb[lp->header], "vector.body");
+		if (name_starts(ls->cfg->bb[lp->header], "vec.epilog.vector.body"))
+			c->epilogue = 1;
+		if (main_loop) {
+			found = 1;
+			v.header = ls->cfg->bb[lp->header];
+			v.ph = lp->preheader != NV_NONE ? ls->cfg->bb[lp->preheader] : NULL;
+			v.middle = lp->nexits == 1 ? ls->cfg->bb[lp->exits[0]] : NULL;
+			v.blocks = xmalloc(lp->nblocks * sizeof(*v.blocks));
+			v.nblocks = lp->nblocks;
+			for (unsigned b = 0; b < lp->nblocks; b++)
+				v.blocks[b] = ls->cfg->bb[lp->blocks[b]];
+		}
+		for (unsigned b = 0; b < lp->nblocks; b++)
+			for (LLVMValueRef i = LLVMGetFirstInstruction(ls->cfg->bb[lp->blocks[b]]); i;
+			     i = LLVMGetNextInstruction(i)) {
+				unsigned a = needed_align(td, i);
+
+				if (!a)
+					continue;
+				nwide += main_loop;
+				if (LLVMGetAlignment(i) >= a)
+					continue;
+				if (!main_loop)
+					nepi_bad++;
+				else if (nbad < 256) {
+					ops[nbad] = i;
+					need[nbad++] = a;
+				} else {
+					nepi_bad++;
+				}
+			}
+	}
+	free(c->why);
+	c->why = NULL;
+	if (!found && c->alias_risk) {
+		c->tag = "CantReorderMemOps";
+		c->why = xstrdup("loop not vectorized: cannot prove it is safe to reorder memory "
+		                 "operations (LLVM emits no run-time overlap checks for a GPU: mark the "
+		                 "pointers __restrict__)");
+	} else if (!found) {
+		c->tag = "NotCarriedOut";
+		c->why = xstrdup("LLVM's loop-vectorize did not vectorize it (an instruction it cannot "
+		                 "widen, or a dependence between iterations)");
+	} else if (c->vf > 1 && !nwide) {
+		c->tag = "VectorizationNotBeneficial";
+		c->why = xstrdup("the cost-model indicates that vectorization is not beneficial (no "
+		                 "access is consecutive, so none becomes ld/st.v2/.v4)");
+	} else if (nepi_bad) {
+		c->tag = "NotAligned";
+		c->why = xstrdup("the wide accesses of the vectorized epilogue are not provably aligned");
+	} else if (nbad && (why = version(w, &v, ops, need, nbad))) {
+		c->tag = "NotAligned";
+		c->why = xasprintf("%s; ptxas would split its wide accesses into scalar ones", why);
+	}
+	c->wide = nwide;
+	c->fixed = c->tag ? 0 : nbad;
+	free(v.blocks);
+}
+
+/* Remove our marks from every loop of w. */
+static void
+unmark(LLVMModuleRef w)
+{
+	for (LLVMValueRef f = LLVMGetFirstFunction(w); f; f = LLVMGetNextFunction(f))
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+			nv_md_loop_remove(LLVMGetBasicBlockTerminator(bb), MD_ID);
+}
+
+/* One try on a copy of st->m.  Returns the copy when every candidate was
+ * carried out, else NULL (the refused ones now have a tag). */
+static LLVMModuleRef
+try_once(struct state *st, int *rc)
+{
+	LLVMModuleRef w = LLVMCloneModule(st->m);
+	unsigned fi = (unsigned)-1, refused = 0;
+	struct fa a;
+	int built = 0;
+
+	mark(st, w);
+	set_llvm_options();
+	*rc = nv_run_pipeline(w, st->tm,
+	                      "function(loop-vectorize<interleave-forced-only;vectorize-forced-only>,"
+	                      "infer-alignment)");
+	for (unsigned k = 0; !*rc && k < st->nc; k++) {
+		struct cand *c = &st->c[k];
+
+		if (c->tag)
+			continue;
+		if (c->fn != fi) {
+			if (built)
+				fa_release(&a);
+			fi = c->fn;
+			fa_build(&a, nth_function(w, fi));
+			built = 1;
+		}
+		judge(w, c, &a.ls, k);
+		refused += c->tag != NULL;
+		if (c->fixed) { /* versioning added an edge: rebuild */
+			fa_release(&a);
+			fi = (unsigned)-1;
+			built = 0;
+		}
+	}
+	if (built)
+		fa_release(&a);
+	if (*rc || refused) {
+		LLVMDisposeModule(w);
+		return NULL;
+	}
+	return w;
+}
+
+static void
+report(const struct cand *c)
+{
+	if (c->tag) {
+		missed(c->at, c->tag, c->where, "%s", c->why);
+		return;
+	}
+	if (c->vf == 1) {
+		nv_remark(NV_REMARK_PASSED, PASS, "Interleaved", c->at,
+		          "%s: interleaved loop (interleaved count: %u)", c->where, c->ic);
+		return;
+	}
+	nv_remark(NV_REMARK_PASSED, PASS, "Vectorized", c->at,
+	          "%s: vectorized loop (vectorization width: %u, interleaved count: %u): %u accesses "
+	          "of up to %u bytes, %s, %s remainder", c->where, c->vf, c->ic, c->wide, c->bytes,
+	          c->fixed ? "versioned on a run-time alignment test" : "aligned", c->epilogue ? "vectorized" : "scalar");
+}
+
+int
+nv_vectorize_module(LLVMModuleRef *mp, LLVMTargetMachineRef tm, int sm)
+{
+	struct state st = { *mp, tm, sm > 0 ? sm : 75, NULL, 0 };
+	LLVMModuleRef done = NULL;
+	unsigned fi = 0;
+	int rc;
+
+	nv_diag_llvm_remarks(0); /* ours say what LLVM's loop-vectorize did, and why */
+	rc = nv_run_pipeline(st.m, tm, nv_stdpipe_find("loop-canon")->passes);
+	for (LLVMValueRef f = LLVMGetFirstFunction(st.m); !rc && f; f = LLVMGetNextFunction(f), fi++)
+		if (!LLVMIsDeclaration(f))
+			decide_function(&st, fi, f);
+	for (unsigned t = 0; !rc && st.nc && !done && t < MAX_TRIES; t++) {
+		unsigned left = 0;
+
+		for (unsigned k = 0; k < st.nc; k++)
+			left += st.c[k].tag == NULL;
+		if (!left)
+			break;
+		done = try_once(&st, &rc);
+	}
+	for (unsigned k = 0; k < st.nc; k++) {
+		if (!rc) {
+			if (!done && !st.c[k].tag) {
+				st.c[k].tag = "NotCarriedOut";
+				st.c[k].why = xstrdup("no try carried out every decision");
+			}
+			report(&st.c[k]); /* before the module its `at` is in goes */
+		}
+		free(st.c[k].where);
+		free(st.c[k].why);
+	}
+	if (!rc && done) {
+		unmark(done);
+		LLVMDisposeModule(*mp);
+		*mp = done;
+	} else if (done) {
+		LLVMDisposeModule(done);
+	}
+	free(st.c);
+	nv_diag_llvm_remarks(1);
+	return rc;
+}
