@@ -212,18 +212,22 @@ bad_fp_reduction(const struct nv_loops *ls, unsigned l, LLVMValueRef phi)
 	for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
 		if (LLVMGetIncomingBlock(phi, i) == latch)
 			next = LLVMGetIncomingValue(phi, i);
-	if (!next || !LLVMIsAInstruction(next))
+	if (!next || next == phi || !LLVMIsAInstruction(next) || LLVMIsALoadInst(next))
+		return 0; /* invariant, or a first-order recurrence: nothing reordered */
+	if (nv_knob_int(NV_KNOB_VECTORIZE_FP_REORDER))
 		return 0;
-	switch (LLVMGetInstructionOpcode(next)) {
-	case LLVMFAdd: case LLVMFSub: case LLVMFMul:
-		return !fp_reorder_ok(next);
-	case LLVMCall:
-		return !fp_reorder_ok(next);
-	case LLVMSelect:
-		return 1; /* fmin/fmax by compare and select */
-	default:
-		return 0;
-	}
+	/* a reduction, perhaps through phis and selects: every FP operation
+	 * of the loop must allow reassociation */
+	for (unsigned b = 0; b < lp->nblocks; b++)
+		for (LLVMValueRef i = LLVMGetFirstInstruction(ls->cfg->bb[lp->blocks[b]]); i;
+		     i = LLVMGetNextInstruction(i)) {
+			LLVMOpcode op = LLVMGetInstructionOpcode(i);
+
+			if ((op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul || op == LLVMCall) &&
+			    LLVMCanValueUseFastMathFlags(i) && !fp_reorder_ok(i))
+				return 1;
+		}
+	return 0;
 }
 
 static void
@@ -375,6 +379,11 @@ decide(struct state *st, unsigned fi, const struct nv_loops *ls, unsigned l,
 		enable = 1;
 	if (enable == 0 || width == 1) {
 		missed(at, "MissedExplicitlyDisabled", where, "vectorization is explicitly disabled");
+		return;
+	}
+	if (nv_loop_md_has(ls, l, "llvm.loop.unroll.count") || nv_loop_md_has(ls, l, "llvm.loop.unroll.full")) {
+		missed(at, "UnrollPragma", where,
+		       "#pragma unroll chooses the shape of this loop; nv-unroll carries it out");
 		return;
 	}
 	if (!nv_loop_is_simplified(ls, l) || lp->nlatches != 1) {
@@ -732,7 +741,7 @@ judge(LLVMModuleRef w, struct cand *c, const struct nv_loops *ls, unsigned k)
 	LLVMTargetDataRef td = LLVMGetModuleDataLayout(w);
 	struct vloop v = { 0 };
 	LLVMValueRef ops[256];
-	unsigned need[256], nbad = 0, nwide = 0, nepi_bad = 0;
+	unsigned need[256], nbad = 0, nwide = 0, nepi_bad = 0, nscalar = 0;
 	int found = 0;
 	const char *why;
 
@@ -761,8 +770,10 @@ judge(LLVMModuleRef w, struct cand *c, const struct nv_loops *ls, unsigned k)
 			     i = LLVMGetNextInstruction(i)) {
 				unsigned a = needed_align(td, i);
 
-				if (!a)
+				if (!a) {
+					nscalar += main_loop && (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i));
 					continue;
+				}
 				nwide += main_loop;
 				if (LLVMGetAlignment(i) >= a)
 					continue;
@@ -791,6 +802,11 @@ judge(LLVMModuleRef w, struct cand *c, const struct nv_loops *ls, unsigned k)
 		c->tag = "VectorizationNotBeneficial";
 		c->why = xstrdup("the cost-model indicates that vectorization is not beneficial (no "
 		                 "access is consecutive, so none becomes ld/st.v2/.v4)");
+	} else if (c->vf > 1 && nwide < nscalar / c->vf) {
+		c->tag = "VectorizationNotBeneficial";
+		c->why = xasprintf("the cost-model indicates that vectorization is not beneficial (only %u "
+		                   "of %u accesses become ld/st.v2/.v4; the rest are gathered lane by lane)",
+		                   nwide, nwide + nscalar / c->vf);
 	} else if (nepi_bad) {
 		c->tag = "NotAligned";
 		c->why = xstrdup("the wide accesses of the vectorized epilogue are not provably aligned");

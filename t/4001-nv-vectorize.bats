@@ -79,6 +79,7 @@ wide() {
 	vec
 	[ "$(tag k_isum)" = Vectorized ]
 	[ "$(tag k_fsum)" = CantReorderFPOps ]
+	[ "$(tag k_fcond)" = CantReorderFPOps ]
 	grep -q "k_fsum: loop not vectorized: cannot prove it is safe to reorder floating-point operations" "$Y"
 	! body k_fsum | grep -q '<4 x float>'
 	vec -vectorize-fp-reorder=1
