@@ -407,3 +407,19 @@ nv_loop_md_remove(const struct nv_loops *ls, unsigned l, const char *prefix)
 {
 	return nv_md_loop_remove(nv_loop_latch_term(ls, l), prefix);
 }
+
+void
+nv_fn_loops_build(struct nv_fn_loops *a, LLVMValueRef fn)
+{
+	nv_cfg_build(&a->g, fn);
+	nv_dom_build(&a->d, &a->g, 0);
+	nv_loops_build(&a->ls, &a->g, &a->d);
+}
+
+void
+nv_fn_loops_release(struct nv_fn_loops *a)
+{
+	nv_loops_release(&a->ls);
+	nv_dom_release(&a->d);
+	nv_cfg_release(&a->g);
+}

@@ -44,6 +44,15 @@ int nv_loop_is_simplified(const struct nv_loops *ls, unsigned l);
 int nv_loop_is_lcssa(const struct nv_loops *ls, unsigned l);
 void nv_loops_release(struct nv_loops *ls);
 
+/* A function's CFG, dominator tree and loops, built together. */
+struct nv_fn_loops {
+	struct nv_cfg g;
+	struct nv_dom d;
+	struct nv_loops ls;
+};
+void nv_fn_loops_build(struct nv_fn_loops *a, LLVMValueRef fn);
+void nv_fn_loops_release(struct nv_fn_loops *a);
+
 /* llvm.loop metadata, on the terminator of the loop's (single) latch. */
 
 /* That terminator, or NULL when the loop has several latches. */

@@ -1015,28 +1015,6 @@ function_size(LLVMValueRef fn)
 }
 
 /* Loop analyses of one function, rebuilt whenever the CFG changed. */
-struct fa {
-	struct nv_cfg g;
-	struct nv_dom d;
-	struct nv_loops ls;
-};
-
-static void
-fa_build(struct fa *a, LLVMValueRef fn)
-{
-	nv_cfg_build(&a->g, fn);
-	nv_dom_build(&a->d, &a->g, 0);
-	nv_loops_build(&a->ls, &a->g, &a->d);
-}
-
-static void
-fa_release(struct fa *a)
-{
-	nv_loops_release(&a->ls);
-	nv_dom_release(&a->d);
-	nv_cfg_release(&a->g);
-}
-
 static int
 remarks_on(void)
 {
@@ -1049,16 +1027,16 @@ remarks_on(void)
 static unsigned
 decide_function(struct state *st, LLVMValueRef fn)
 {
-	struct fa a;
+	struct nv_fn_loops a;
 	struct nv_unroll_params up;
 	unsigned ready = 0, fnsize, *seen;
 	char **labels = NULL;
 	size_t len;
 	const char *fname = LLVMGetValueName2(fn, &len);
 
-	fa_build(&a, fn);
+	nv_fn_loops_build(&a, fn);
 	if (!a.ls.n) {
-		fa_release(&a);
+		nv_fn_loops_release(&a);
 		return 0;
 	}
 	nv_unroll_params(&up, fn, st->cfg, st->olevel);
@@ -1116,7 +1094,7 @@ decide_function(struct state *st, LLVMValueRef fn)
 	free(seen);
 	if (labels)
 		nv_cfg_labels_free(&a.g, labels);
-	fa_release(&a);
+	nv_fn_loops_release(&a);
 	return ready;
 }
 
@@ -1127,14 +1105,14 @@ each_loop(LLVMModuleRef m, void (*fn)(struct state *, const struct nv_loops *, u
           struct state *st)
 {
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-		struct fa a;
+		struct nv_fn_loops a;
 
 		if (LLVMIsDeclaration(f))
 			continue;
-		fa_build(&a, f);
+		nv_fn_loops_build(&a, f);
 		for (unsigned l = 0; l < a.ls.n; l++)
 			fn(st, &a.ls, l);
-		fa_release(&a);
+		nv_fn_loops_release(&a);
 	}
 }
 
@@ -1183,18 +1161,18 @@ each_loop_term(LLVMModuleRef m, void (*fn)(struct state *, LLVMValueRef, const s
 {
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
 		unsigned kind = LLVMGetMDKindIDInContext(LLVMGetModuleContext(m), "llvm.loop", 9);
-		struct fa a;
+		struct nv_fn_loops a;
 
 		if (LLVMIsDeclaration(f))
 			continue;
-		fa_build(&a, f);
+		nv_fn_loops_build(&a, f);
 		for (unsigned b = 0; b < a.g.n; b++) {
 			LLVMValueRef t = LLVMGetBasicBlockTerminator(a.g.bb[b]);
 
 			if (t && LLVMGetMetadata(t, kind))
 				fn(st, t, &a.ls, a.ls.innermost[b]);
 		}
-		fa_release(&a);
+		nv_fn_loops_release(&a);
 	}
 }
 

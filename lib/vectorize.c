@@ -52,28 +52,6 @@ struct state {
 	unsigned nc;
 };
 
-struct fa {
-	struct nv_cfg g;
-	struct nv_dom d;
-	struct nv_loops ls;
-};
-
-static void
-fa_build(struct fa *a, LLVMValueRef fn)
-{
-	nv_cfg_build(&a->g, fn);
-	nv_dom_build(&a->d, &a->g, 0);
-	nv_loops_build(&a->ls, &a->g, &a->d);
-}
-
-static void
-fa_release(struct fa *a)
-{
-	nv_loops_release(&a->ls);
-	nv_dom_release(&a->d);
-	nv_cfg_release(&a->g);
-}
-
 static LLVMValueRef
 nth_function(LLVMModuleRef m, unsigned i)
 {
@@ -470,16 +448,16 @@ decide(struct state *st, unsigned fi, const struct nv_loops *ls, unsigned l,
 static void
 decide_function(struct state *st, unsigned fi, LLVMValueRef fn)
 {
-	struct fa a;
+	struct nv_fn_loops a;
 	struct nv_liveness lv;
 	int have_lv;
 	char **labels;
 	size_t len, need;
 	const char *fname = LLVMGetValueName2(fn, &len);
 
-	fa_build(&a, fn);
+	nv_fn_loops_build(&a, fn);
 	if (!a.ls.n) {
-		fa_release(&a);
+		nv_fn_loops_release(&a);
 		return;
 	}
 	have_lv = nv_liveness_build(&lv, &a.g, LLVMGetModuleDataLayout(st->m), &need) == 0;
@@ -499,7 +477,7 @@ decide_function(struct state *st, unsigned fi, LLVMValueRef fn)
 	nv_cfg_labels_free(&a.g, labels);
 	if (have_lv)
 		nv_liveness_release(&lv);
-	fa_release(&a);
+	nv_fn_loops_release(&a);
 }
 
 /* --- a try --- */
@@ -509,7 +487,7 @@ mark(struct state *st, LLVMModuleRef w)
 {
 	unsigned fi = (unsigned)-1;
 	LLVMValueRef fn = NULL;
-	struct fa a;
+	struct nv_fn_loops a;
 	int built = 0;
 
 	for (unsigned k = 0; k < st->nc; k++) {
@@ -519,10 +497,10 @@ mark(struct state *st, LLVMModuleRef w)
 			continue;
 		if (c->fn != fi) {
 			if (built)
-				fa_release(&a);
+				nv_fn_loops_release(&a);
 			fi = c->fn;
 			fn = nth_function(w, fi);
-			fa_build(&a, fn);
+			nv_fn_loops_build(&a, fn);
 			built = 1;
 		}
 		nv_loop_md_remove(&a.ls, c->loop, "llvm.loop.vectorize.");
@@ -533,7 +511,7 @@ mark(struct state *st, LLVMModuleRef w)
 		nv_loop_md_set(&a.ls, c->loop, MD_ID, 1, (int32_t)k);
 	}
 	if (built)
-		fa_release(&a);
+		nv_fn_loops_release(&a);
 }
 
 static void
@@ -835,7 +813,7 @@ try_once(struct state *st, int *rc)
 {
 	LLVMModuleRef w = LLVMCloneModule(st->m);
 	unsigned fi = (unsigned)-1, refused = 0;
-	struct fa a;
+	struct nv_fn_loops a;
 	int built = 0;
 
 	mark(st, w);
@@ -850,21 +828,21 @@ try_once(struct state *st, int *rc)
 			continue;
 		if (c->fn != fi) {
 			if (built)
-				fa_release(&a);
+				nv_fn_loops_release(&a);
 			fi = c->fn;
-			fa_build(&a, nth_function(w, fi));
+			nv_fn_loops_build(&a, nth_function(w, fi));
 			built = 1;
 		}
 		judge(w, c, &a.ls, k);
 		refused += c->tag != NULL;
 		if (c->fixed) { /* versioning added an edge: rebuild */
-			fa_release(&a);
+			nv_fn_loops_release(&a);
 			fi = (unsigned)-1;
 			built = 0;
 		}
 	}
 	if (built)
-		fa_release(&a);
+		nv_fn_loops_release(&a);
 	if (*rc || refused) {
 		LLVMDisposeModule(w);
 		return NULL;
