@@ -6,6 +6,8 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/TargetMachine.h>
 
 #include "cli.h"
@@ -21,6 +23,14 @@
 static const char *arch = NV_DEFAULT_ARCH;
 static int olevel = 3, lineinfo, cubin, fast_math;
 static long long maxreg, ftz = -1, prec_div = 1, prec_sqrt = 1, fmad = 1;
+static const char *stop_after, *start_after;
+
+/* The one point where code generation may be cut in two: after LLVM's
+ * codegen IR passes (address spaces, straight-line strength reduction, GVN,
+ * loop strength reduction, CodeGenPrepare), right before instruction
+ * selection, where cicc runs its IR rematerialization. */
+#define CUT_PASS "codegenprepare"
+#define CUT_MARK "nv.pre_isel"
 
 static const struct nv_option opts[] = {
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "GPU to generate code for (default " NV_DEFAULT_ARCH ", as nvcc 13)" },
@@ -33,6 +43,8 @@ static const struct nv_option opts[] = {
 	{ "prec-sqrt", NV_OPT_INT, &prec_sqrt, "0|1", "f32 square root: 1 sqrt.rn (default), 0 sqrt.approx", 0, 1 },
 	{ "fmad", NV_OPT_INT, &fmad, "0|1", "contract multiply-add into fma (default 1)", 0, 1 },
 	{ "fast-math", NV_OPT_FLAG, &fast_math, NULL, "f32 division as div.approx (nvcc --use_fast_math)" },
+	{ "stop-after", NV_OPT_STR, &stop_after, CUT_PASS, "run the codegen IR passes only and write the module as it enters instruction selection (bitcode)" },
+	{ "start-after", NV_OPT_STR, &start_after, CUT_PASS, "generate PTX from a module written by -stop-after=" CUT_PASS " (instruction selection on)" },
 	{ NULL },
 };
 
@@ -49,6 +61,70 @@ precision_knobs(void)
 		nv_knob_set(NV_KNOB_NVPTX_PREC_SQRTF32, "0", &why);
 	if (!nv_knob_is_set(NV_KNOB_NVPTX_FMA_LEVEL) && !fmad)
 		nv_knob_set(NV_KNOB_NVPTX_FMA_LEVEL, "0", &why);
+	if (stop_after && start_after)
+		nv_usage_error("-stop-after and -start-after cut the same place: give one");
+	if ((stop_after && strcmp(stop_after, CUT_PASS)) || (start_after && strcmp(start_after, CUT_PASS)))
+		nv_usage_error("code generation can be cut only after '" CUT_PASS "', not '%s'",
+		               stop_after ? stop_after : start_after);
+	if (stop_after || start_after) {
+		const char *av[] = { "nv-llc", stop_after ? "-stop-after=" CUT_PASS : "-start-after=" CUT_PASS };
+
+		LLVMParseCommandLineOptions(2, av, NULL);
+	}
+}
+
+/* -stop-after makes LLVM print MIR: a YAML document holding the module as
+ * "--- |" followed by its IR indented by two spaces, up to "...".  Take the
+ * module back out of it. */
+static int
+mir_module(LLVMContextRef ctx, LLVMMemoryBufferRef mir, LLVMModuleRef *out)
+{
+	const char *p = LLVMGetBufferStart(mir), *end = p + LLVMGetBufferSize(mir);
+	LLVMMemoryBufferRef ir;
+	char *text, *q, *err = NULL;
+
+	if ((size_t)(end - p) < 6 || strncmp(p, "--- |\n", 6)) {
+		nv_error("cannot cut code generation: LLVM wrote no module");
+		return -1;
+	}
+	q = text = xmalloc((size_t)(end - p) + 1);
+	for (p += 6; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		if (len >= 3 && !strncmp(p, "...", 3) && (len == 3 || p[3] == '\n'))
+			break;
+		if (len >= 2 && p[0] == ' ' && p[1] == ' ')
+			p += 2, len -= 2;
+		memcpy(q, p, len);
+		q += len;
+		p += len;
+	}
+	*q = 0;
+	ir = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, (size_t)(q - text), "pre-isel");
+	free(text);
+	if (LLVMParseIRInContext(ctx, ir, out, &err)) {
+		nv_error("cannot cut code generation: %s", err ? err : "unreadable module");
+		LLVMDisposeMessage(err);
+		return -1;
+	}
+	return nv_io_verify(*out, "module before instruction selection");
+}
+
+/* The mark -stop-after leaves, and -start-after wants. */
+static int
+has_cut_mark(LLVMModuleRef m)
+{
+	return LLVMGetNamedMetadataNumOperands(m, CUT_MARK) > 0;
+}
+
+static void
+add_cut_mark(LLVMModuleRef m)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	LLVMValueRef s = LLVMMDStringInContext(ctx, CUT_PASS, (unsigned)strlen(CUT_PASS));
+
+	LLVMAddNamedMetadataOperand(m, CUT_MARK, LLVMMDNodeInContext(ctx, &s, 1));
 }
 
 /* -ftz decides the f32 denormal mode of every function, as clang's
@@ -171,6 +247,7 @@ main(int argc, char **argv)
 		.stage = NV_STAGE_LLC,
 		.opts = opts,
 		.before_llvm = precision_knobs,
+		.writes_bitcode = 1,
 	};
 	const struct nv_arch *a;
 	LLVMContextRef ctx;
@@ -193,8 +270,22 @@ main(int argc, char **argv)
 		set_ftz(m);
 	if (!rc && !lineinfo)
 		LLVMStripModuleDebugInfo(m);
+	if (!rc && start_after && !has_cut_mark(m)) {
+		nv_error("%s: not a module written by nv-llc -stop-after=" CUT_PASS
+		         " (the codegen IR passes have not run on it)", cli.input[0]);
+		rc = -1;
+	}
 	rc = rc || emit_ptx(m, tm, &ptx);
-	if (!rc && cubin)
+	if (!rc && stop_after) {
+		LLVMModuleRef pre;
+
+		rc = mir_module(ctx, ptx, &pre);
+		if (!rc) {
+			add_cut_mark(pre);
+			rc = nv_io_write_module(pre, cli.output, cli.text, cli.force);
+			LLVMDisposeModule(pre);
+		}
+	} else if (!rc && cubin)
 		rc = assemble(ptx, cli.output, 0);
 	else if (!rc)
 		rc = nv_io_write(cli.output, LLVMGetBufferStart(ptx), LLVMGetBufferSize(ptx), 0, 0);
