@@ -419,7 +419,7 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 			nv_strv_pushf(av, "-maxrregcount=%lld", o.maxreg);
 		if (o.lineinfo)
 			nv_strv_push(av, "-lineinfo");
-		if (o.out == OUT_CUBIN)
+		if (o.out == OUT_CUBIN && !strstr(s->args, "-stop-after"))
 			nv_strv_push(av, "-cubin");
 	}
 	for (size_t i = 0; i < o.xcicc.n; i++)
@@ -483,7 +483,8 @@ build_chain(struct chain *c, const char *ext, const char *dir, const char *out, 
 		c->argv[c->n++] = front_end(dir);
 	}
 	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++) {
-		if (!(s->in & (1u << pipe)) || (o.out == OUT_LLVM && s->stage == NV_STAGE_LLC))
+		if (!(s->in & (1u << pipe)) ||
+		    (o.out == OUT_LLVM && (s->stage == NV_STAGE_LLC || s->stage == NV_STAGE_REMAT)))
 			continue;
 		c->name[c->n] = s->prog;
 		c->argv[c->n++] = stage_argv(s, dir);

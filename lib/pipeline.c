@@ -18,7 +18,10 @@ const struct nv_pipe_step nv_pipe_steps[] = {
 	{ "nv-opt", NV_STAGE_OPT, OPT, "-pipeline=mid-unroll", 1 },
 	{ "nv-unroll", NV_STAGE_UNROLL, OPT, "-O%O -config=D", 1 },
 	{ "nv-opt", NV_STAGE_OPT, OPT, "-pipeline=post-unroll", 1 },
-	{ "nv-llc", NV_STAGE_LLC, ALL, "-O%O", 1 },
+	{ "nv-llc", NV_STAGE_LLC, OPT, "-O%O -stop-after=codegenprepare", 1 },
+	{ "nv-remat", NV_STAGE_REMAT, OPT, "-O%O", 1 },
+	{ "nv-llc", NV_STAGE_LLC, OPT, "-O%O -start-after=codegenprepare", 1 },
+	{ "nv-llc", NV_STAGE_LLC, 1u << NV_PIPE_O0, "-O%O", 1 },
 	{ NULL, 0, 0, NULL, 0 },
 };
 

@@ -1,0 +1,191 @@
+#!/usr/bin/env bats
+# nv-remat: the live-in driven main loop (remat_ chains, uclone_ copies) with
+# cicc's dump lines, IV demotion and its refusals, NLO, the knobs that turn
+# each part off, meaning on the host under lli, and the nv-llc cut it runs in.
+
+load helper
+
+F="$FIXTURES/remat.ll"
+
+# remat ARGS...: nv-remat on the fixture; IR in $OUT, what it printed on
+# stderr in $output and $lines (for assert_line)
+remat() {
+	OUT="$BATS_TEST_TMPDIR/out.ll"
+	run --separate-stderr nv-remat "$@" -S "$F" -o "$OUT"
+	assert_success
+	opt -passes=verify -disable-output "$OUT"
+	output=$stderr
+	lines=()
+	[ -z "$stderr" ] || mapfile -t lines <<< "$stderr"
+}
+
+# body FN: the function's IR in $OUT
+body() {
+	sed -n "/^define .*@$1(/,/^}/p" "$OUT"
+}
+
+@test "the main loop: cicc's dump lines and the live-ins it reduces" {
+	remat -remat-maxreg-ceiling=2 -simplify-live-out=0 -remat-iv=0 -dump-remat=4
+	assert_line -p 'Func live_through: maxIn = 9, maxOut = 9'
+	assert_line -p 'Block then: live-in = 9'
+	assert_line -p 'Total pull-in cost = 80'
+	assert_line -p 'Reducing 2 live-ins'
+	assert_line -p 'Block then: live-in changed from 9 to 8'
+	# the dump is stderr only: the module is intact on its way out
+	[ -s "$OUT" ]
+	# dump level 1: one line per function
+	remat -remat-maxreg-ceiling=2 -dump-remat=1
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c '^Func ')" 4
+	refute_line -p 'Block '
+}
+
+@test "remat_ recomputes a chain from the kernel's parameters where it is used" {
+	remat -remat-maxreg-ceiling=2 -simplify-live-out=0 -remat-iv=0 -pass-remarks=nv-remat
+	body live_through > "$BATS_TEST_TMPDIR/f.ll"
+	# %b = (%n * 3) + 7 and %d = (%m << 2) ^ 11 move into the loop
+	run grep -E '^  %remat_a = mul i32 %n, 3$|^  %remat_b = add i32 %remat_a, 7$|%t1 = mul i32 %t0, %remat_b' "$BATS_TEST_TMPDIR/f.ll"
+	assert_equal "${#lines[@]}" 3
+	run grep -c '^  %b = ' "$BATS_TEST_TMPDIR/f.ll"
+	assert_output 0
+	run nv-remat -remat-maxreg-ceiling=2 -remat-iv=0 -simplify-live-out=0 -pass-remarks=nv-remat "$F" -o /dev/null
+	assert_output -p "'b' recomputed in 1 blocks (remat_2 instructions, cost 40) for register ceiling target 2"
+	# the load %x cannot be recomputed: it stays live, and so does %y = %x + 5
+	grep -q '^  %x = load' "$BATS_TEST_TMPDIR/f.ll"
+}
+
+@test "uclone_ copies one instruction whose operands are live where it is used" {
+	remat -remat-maxreg-ceiling=2 -simplify-live-out=0
+	body live_out | grep -q '%uclone_w = mul i64 %a, 12345'
+	body live_out | grep -q '%uclone_q = getelementptr inbounds i8, ptr addrspace(1) %p, i64 16'
+	# do-remat=1 keeps single-instruction copies and refuses chains
+	remat -remat-maxreg-ceiling=2 -do-remat=1 -simplify-live-out=0
+	body live_out | grep -q 'uclone_w'
+	run grep -c 'remat_' "$OUT"
+	assert_output 0
+}
+
+@test "without a ceiling the target is the next occupancy step: small functions are left alone" {
+	remat -dump-remat=4 -remat-iv=0 -simplify-live-out=0
+	refute_line -p 'Reducing'
+	run grep -c 'remat_\|uclone_' "$OUT"
+	assert_output 0
+}
+
+@test "IV demotion: a 64-bit IV that fits 32 bits becomes newBaseIV/demoteIV/substIV" {
+	remat -do-remat=0 -simplify-live-out=0 -dump-remat-iv=1 -pass-remarks=nv-remat -pass-remarks-missed=nv-remat
+	body iv_fits > "$BATS_TEST_TMPDIR/f.ll"
+	grep -q '%newBaseIV = phi i32 \[ %iv_base_clone_, %entry \], \[ %demoteIV, %loop \]' "$BATS_TEST_TMPDIR/f.ll"
+	grep -q '%demoteIV = add nsw i32 %newBaseIV, 1' "$BATS_TEST_TMPDIR/f.ll"
+	grep -q 'sext i32 %newBaseIV to i64' "$BATS_TEST_TMPDIR/f.ll"
+	grep -q 'icmp slt i32 %demoteIV, %iv_base_clone_' "$BATS_TEST_TMPDIR/f.ll"
+	assert_line -p 'demoteIV: '
+	# a bound with no known range keeps the IV wide, and says why
+	assert_line -p "in function 'iv_wide': 64-bit IV 'i' stays 64-bit: the start or the bound has no known range"
+	run grep -c 'phi i64' "$BATS_TEST_TMPDIR/f.ll"
+	assert_output 0
+	body iv_wide | grep -q 'phi i64'
+	# remat-iv=0 turns it off
+	remat -do-remat=0 -remat-iv=0 -simplify-live-out=0
+	body iv_fits | grep -q 'phi i64'
+}
+
+@test "IV demotion refuses a start that could step past 32 bits" {
+	sed 's/%lo.small = and i32 %lo, 1023/%lo.small = add i32 %lo, 0/' "$F" > "$BATS_TEST_TMPDIR/wide.ll"
+	run --separate-stderr nv-remat -do-remat=0 -pass-remarks-missed=nv-remat -S "$BATS_TEST_TMPDIR/wide.ll" -o "$BATS_TEST_TMPDIR/o.ll"
+	assert_success
+	[[ "$stderr" == *"'iv_fits'"*"stays 64-bit: its values may not fit 32 bits"* ]]
+}
+
+@test "NLO: nloNewBit narrows a truncated live-out, nloNewAdd recomputes an offset" {
+	remat -do-remat=0 -remat-iv=0 -dump-simplify-live-out
+	body live_out > "$BATS_TEST_TMPDIR/f.ll"
+	grep -q '%nloNewBit = trunc i64 %w to i32' "$BATS_TEST_TMPDIR/f.ll"
+	grep -q 'store i32 %nloNewBit, ptr addrspace(1) %nloNewAddq' "$BATS_TEST_TMPDIR/f.ll"
+	assert_line 'nloNewBit: w leaves entry as i32'
+	assert_line 'nloNewAdd: q recomputed after entry'
+	# level 1: only nloNewBit
+	remat -do-remat=0 -remat-iv=0 -simplify-live-out=1
+	body live_out | grep -q nloNewBit
+	run grep -c nloNewAdd "$OUT"
+	assert_output 0
+}
+
+@test "no-remat skips the named functions; -O0 and all sub-passes off change nothing" {
+	remat -remat-maxreg-ceiling=2 -no-remat=live_through,live_out -dump-remat=1
+	assert_line 'Skip rematerialization on live_through'
+	assert_line 'Skip rematerialization on live_out'
+	body live_through | grep -q '^  %b = add i32 %a, 7'
+	for args in "-O0 -remat-maxreg-ceiling=2" "-do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-maxreg-ceiling=2"; do
+		run nv-remat $args -S "$F" -o "$BATS_TEST_TMPDIR/same.ll"
+		assert_success
+		run diff <(grep -v '^; ModuleID' "$BATS_TEST_TMPDIR/same.ll") <(opt -S "$F" | grep -v '^; ModuleID')
+		assert_success
+	done
+}
+
+@test "meaning: host programs print the same after every sub-pass pushed to its extreme" {
+	cat > "$BATS_TEST_TMPDIR/p.c" <<-'EOF'
+	#include <stdio.h>
+	static long t[300];
+	__attribute__((noinline)) long f(int lo, int hi, long k) {
+		long a = k * 7 + 3, b = k ^ 0x55, c = k << 3, s = 0;
+		for (long i = lo & 63; i < hi; i++) {
+			t[i] = i * a + b;
+			if (i & 1) s += t[i] ^ c; else s -= (int)(t[i] + a);
+		}
+		return s + a + b + c;
+	}
+	int main(void) {
+		long r = 0;
+		for (int k = -3; k < 40; k++) r = r * 31 + f(k, 250 - k, k);
+		printf("%ld\n", r);
+		return 0;
+	}
+	EOF
+	clang-22 -O2 -emit-llvm -c "$BATS_TEST_TMPDIR/p.c" -o "$BATS_TEST_TMPDIR/p.bc"
+	want=$(lli "$BATS_TEST_TMPDIR/p.bc")
+	nv-remat -remat-maxreg-ceiling=1 -remat-ignore-single-cost -remat-max-live-limit=1000 \
+		-pass-remarks=nv-remat "$BATS_TEST_TMPDIR/p.bc" -o "$BATS_TEST_TMPDIR/q.bc" 2> "$BATS_TEST_TMPDIR/r"
+	# the extremes really fire: a chain, a copy or a demotion
+	grep -qE 'recomputed|demoted' "$BATS_TEST_TMPDIR/r"
+	run lli "$BATS_TEST_TMPDIR/q.bc"
+	assert_output "$want"
+}
+
+@test "nv-llc -stop-after/-start-after=codegenprepare give the PTX of an uncut nv-llc" {
+	nv-llc -arch=sm_90 "$F" -o "$BATS_TEST_TMPDIR/whole.ptx"
+	nv-llc -arch=sm_90 -stop-after=codegenprepare "$F" -o "$BATS_TEST_TMPDIR/pre.bc"
+	# what comes out is the module entering instruction selection: address spaces inferred
+	llvm-dis "$BATS_TEST_TMPDIR/pre.bc" -o - | grep -q 'nv.pre_isel'
+	nv-llc -arch=sm_90 -start-after=codegenprepare "$BATS_TEST_TMPDIR/pre.bc" -o "$BATS_TEST_TMPDIR/cut.ptx"
+	cmp "$BATS_TEST_TMPDIR/whole.ptx" "$BATS_TEST_TMPDIR/cut.ptx"
+	# with nv-remat in the cut, ptxas takes what comes out
+	nv-remat -remat-maxreg-ceiling=2 "$BATS_TEST_TMPDIR/pre.bc" |
+		nv-llc -arch=sm_90 -start-after=codegenprepare -o "$BATS_TEST_TMPDIR/remat.ptx"
+	grep -q '\.entry live_through' "$BATS_TEST_TMPDIR/remat.ptx"
+	if have_ptxas; then
+		"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/remat.ptx" -o /dev/null
+	fi
+}
+
+@test "nv-llc refuses a cut it cannot make, and a module that was not cut" {
+	run --separate-stderr nv-llc -start-after=codegenprepare "$F"
+	assert_failure 1
+	assert_one_error nv-llc
+	[[ "$stderr" == *"not a module written by nv-llc -stop-after=codegenprepare"* ]]
+	run --separate-stderr nv-llc -stop-after=nvptx-isel "$F"
+	assert_failure 2
+	[[ "$stderr" == *"only after 'codegenprepare'"* ]]
+	run --separate-stderr nv-llc -stop-after=codegenprepare -start-after=codegenprepare "$F"
+	assert_failure 2
+}
+
+@test "nvcc-lite runs nv-remat between the two halves of nv-llc; -Xcicc -do-remat=0 reaches it" {
+	run nvcc-lite -dryrun -arch=sm_90 -O3 -Xcicc -do-remat=0 "$FIXTURES/vectorize.cu"
+	assert_success
+	assert_output -p 'nv-llc -O3 -stop-after=codegenprepare'
+	assert_output -p 'nv-remat -O3 -arch=sm_90 -do-remat=0'
+	assert_output -p 'nv-llc -O3 -start-after=codegenprepare'
+	run nvcc-lite -dryrun -arch=sm_90 -O0 "$FIXTURES/vectorize.cu"
+	refute_output -p 'nv-remat'
+}
