@@ -178,7 +178,7 @@ unknown_flag(const char *a)
 {
 	const char *eq = strchr(a, '=');
 	char *name = eq ? xasprintf("%.*s", (int)(eq - a), a) : xstrdup(a);
-	const char *best = NULL;
+	const struct flag *best = NULL;
 	size_t bestd = 3;
 
 	for (const struct flag *f = flags; f->name; f++) {
@@ -186,12 +186,13 @@ unknown_flag(const char *a)
 
 		if (d < bestd) {
 			bestd = d;
-			best = f->name;
+			best = f;
 		}
 	}
 	free(name);
 	if (best)
-		nv_usage_error("unknown option '%s'; did you mean '%s'?", a, best);
+		nv_usage_error("unknown option '%s'; did you mean '%s%s'?", a, best->name,
+		               eq && best->kind != FLAG ? eq : "");
 	nv_usage_error("unknown option '%s' (see 'nvcc-lite --help')", a);
 }
 
@@ -358,7 +359,8 @@ check_knobs(void)
 					bestd = d, best = nv_knobs[k].name;
 			}
 			if (best)
-				nv_usage_error("unknown knob '%s' in -Xcicc; did you mean '-%s'?", a, best);
+				nv_usage_error("unknown knob '%s' in -Xcicc; did you mean '-%s%s'?", a, best,
+				               eq ? eq : "");
 			nv_usage_error("unknown knob '%s' in -Xcicc", a);
 		}
 		free(name);

@@ -121,7 +121,7 @@ setup() {
 @test "unknown flags are errors with a suggestion, like nvcc" {
 	run --separate-stderr nvcc-lite -arhc=sm_90 k.cu
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nvcc-lite: error: unknown option '-arhc=sm_90'; did you mean '-arch'?"
+	assert_equal "$stderr" "nvcc-lite: error: unknown option '-arhc=sm_90'; did you mean '-arch=sm_90'?"
 	run --separate-stderr nvcc-lite --frobnicate k.cu
 	assert_equal "$status" 2
 	assert_one_error nvcc-lite
@@ -159,7 +159,7 @@ setup() {
 	grep -q 'div.approx.f32' approx.ptx
 	run --separate-stderr nvcc-lite -Xcicc -nvptx-prec-divf3=0 k.cu
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nvcc-lite: error: unknown knob '-nvptx-prec-divf3=0' in -Xcicc; did you mean '-nvptx-prec-divf32'?"
+	assert_equal "$stderr" "nvcc-lite: error: unknown knob '-nvptx-prec-divf3=0' in -Xcicc; did you mean '-nvptx-prec-divf32=0'?"
 }
 
 @test "-emit-llvm writes optimized bitcode, -cubin a cubin" {
