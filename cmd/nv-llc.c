@@ -112,6 +112,63 @@ emit_ptx(LLVMModuleRef m, LLVMTargetMachineRef tm, LLVMMemoryBufferRef *ptx)
 	return 0;
 }
 
+/* The instructions of function `name` in the PTX text: the lines of its
+ * body ({ ... } after a .func or .entry header naming it) that end in ';'
+ * and declare nothing.  -1 when the PTX has no body for it. */
+static long
+ptx_body_size(const char *ptx, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = ptx;
+
+	for (; (p = strstr(p, name)); p += n) {
+		const char *bol = p, *q;
+		long insts = 0;
+
+		while (bol > ptx && bol[-1] != '\n')
+			bol--;
+		if (bol[0] != '.' || (p[n] != '(' && p[n] != '\n') || (p > bol && p[-1] != ' ') ||
+		    (!strstr(bol, ".func") && !strstr(bol, ".entry")) || strchr(bol, '\n') < p)
+			continue;
+		for (q = p; *q && !(q[0] == '\n' && (q[1] == '{' || q[1] == ';')); q++)
+			;
+		if (q[0] != '\n' || q[1] != '{')
+			continue;
+		for (q = strchr(q + 1, '\n'); q && q[1] != '}'; q = strchr(q + 1, '\n')) {
+			const char *t = q + 1, *e = strchr(t, '\n');
+
+			while (*t == ' ' || *t == '\t')
+				t++;
+			if (e && e > t && e[-1] == ';' && *t != '.' && *t != '/')
+				insts++;
+		}
+		return insts;
+	}
+	return -1;
+}
+
+/* One analysis remark per defined function: its size in PTX. */
+static void
+report_ptx(LLVMModuleRef m, LLVMMemoryBufferRef ptx)
+{
+	char *text;
+	size_t len;
+
+	if (!nv_remark_enabled(NV_REMARK_ANALYSIS, "nv-llc"))
+		return;
+	text = xasprintf("%.*s", (int)LLVMGetBufferSize(ptx), LLVMGetBufferStart(ptx));
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		const char *name = LLVMGetValueName2(f, &len);
+		long insts = LLVMIsDeclaration(f) ? -1 : ptx_body_size(text, name);
+
+		if (insts >= 0)
+			nv_remark(NV_REMARK_ANALYSIS, "nv-llc", "PTXInstructions", f,
+			          "%ld PTX instructions in %s '%s'", insts,
+			          nv_is_kernel(f) ? "kernel" : "function", name);
+	}
+	free(text);
+}
+
 /* Run ptxas on the PTX and write the cubin where the PTX would have gone. */
 static int
 assemble(LLVMMemoryBufferRef ptx, const char *out, int force)
@@ -194,6 +251,8 @@ main(int argc, char **argv)
 	if (!rc && !lineinfo)
 		LLVMStripModuleDebugInfo(m);
 	rc = rc || emit_ptx(m, tm, &ptx);
+	if (!rc)
+		report_ptx(m, ptx);
 	if (!rc && cubin)
 		rc = assemble(ptx, cli.output, 0);
 	else if (!rc)
