@@ -556,6 +556,8 @@ show(const struct chain *c, enum nv_pipe_id pipe)
 
 	if (o.dryrun)
 		fprintf(fp, "#!/bin/sh\n# nvcc-lite %s: %s\nset -e\n", nv_pipe_name(pipe), o.input);
+	if (o.dryrun && o.save_remarks)
+		fprintf(fp, "mkdir -p %s\n", nv_shell_quote(o.save_remarks));
 	for (size_t i = 0; i < c->n; i++) {
 		fputs(o.dryrun ? (i && !o.keep ? "  " : "") : "#$ ", fp);
 		print_cmd(fp, c->argv[i]);

@@ -39,6 +39,7 @@ setup() {
 		assert_output --regexp "/$p .*-pass-remarks-output=rem/k\.[0-9]+-$p\.opt\.yaml"
 	done
 	refute_output --regexp "clang[^|]*-pass-remarks"
+	assert_line "mkdir -p rem"
 	# the modules -keep kept and the remarks -save-remarks saved pair up
 	for y in rem/*.opt.yaml; do
 		n=$(basename "$y" .opt.yaml)
