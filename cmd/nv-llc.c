@@ -188,6 +188,83 @@ emit_ptx(LLVMModuleRef m, LLVMTargetMachineRef tm, LLVMMemoryBufferRef *ptx)
 	return 0;
 }
 
+/* The instructions of function `name` in the PTX text: the lines of its
+ * body ({ ... } after a .func or .entry header naming it) that end in ';'
+ * and declare nothing.  -1 when the PTX has no body for it. */
+static long
+ptx_body_size(const char *ptx, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = ptx;
+
+	for (; (p = strstr(p, name)); p += n) {
+		const char *bol = p, *q;
+		long insts = 0;
+
+		while (bol > ptx && bol[-1] != '\n')
+			bol--;
+		if (bol[0] != '.' || (p[n] != '(' && p[n] != '\n') || (p > bol && p[-1] != ' ') ||
+		    (!strstr(bol, ".func") && !strstr(bol, ".entry")) || strchr(bol, '\n') < p)
+			continue;
+		for (q = p; *q && !(q[0] == '\n' && (q[1] == '{' || q[1] == ';')); q++)
+			;
+		if (q[0] != '\n' || q[1] != '{')
+			continue;
+		for (q = strchr(q + 1, '\n'); q && q[1] != '}'; q = strchr(q + 1, '\n')) {
+			const char *t = q + 1, *e = strchr(t, '\n');
+
+			while (*t == ' ' || *t == '\t')
+				t++;
+			if (e && e > t && e[-1] == ';' && *t != '.' && *t != '/')
+				insts++;
+		}
+		return insts;
+	}
+	return -1;
+}
+
+/* One analysis remark per defined function: its size in PTX. */
+static void
+report_ptx(LLVMModuleRef m, LLVMMemoryBufferRef ptx)
+{
+	char *text;
+	size_t len;
+
+	if (!nv_remark_enabled(NV_REMARK_ANALYSIS, "nv-llc"))
+		return;
+	text = xasprintf("%.*s", (int)LLVMGetBufferSize(ptx), LLVMGetBufferStart(ptx));
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		const char *name = LLVMGetValueName2(f, &len);
+		long insts = LLVMIsDeclaration(f) ? -1 : ptx_body_size(text, name);
+
+		if (insts >= 0)
+			nv_remark(NV_REMARK_ANALYSIS, "nv-llc", "PTXInstructions", f,
+			          "%ld PTX instructions in %s '%s'", insts,
+			          nv_is_kernel(f) ? "kernel" : "function", name);
+	}
+	free(text);
+}
+
+/* With -stop-after: one analysis remark per defined function, its size as
+ * it enters instruction selection. */
+static void
+report_cut(LLVMModuleRef m)
+{
+	size_t len;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		unsigned n = 0;
+
+		if (LLVMIsDeclaration(f))
+			continue;
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+				n++;
+		nv_remark(NV_REMARK_ANALYSIS, "nv-llc", "ISelInput", f,
+		          "%u IR instructions in '%s' enter instruction selection", n, LLVMGetValueName2(f, &len));
+	}
+}
+
 /* Run ptxas on the PTX and write the cubin where the PTX would have gone. */
 static int
 assemble(LLVMMemoryBufferRef ptx, const char *out, int force)
@@ -282,13 +359,17 @@ main(int argc, char **argv)
 		rc = mir_module(ctx, ptx, &pre);
 		if (!rc) {
 			add_cut_mark(pre);
+			report_cut(pre);
 			rc = nv_io_write_module(pre, cli.output, cli.text, cli.force);
 			LLVMDisposeModule(pre);
 		}
-	} else if (!rc && cubin)
-		rc = assemble(ptx, cli.output, 0);
-	else if (!rc)
-		rc = nv_io_write(cli.output, LLVMGetBufferStart(ptx), LLVMGetBufferSize(ptx), 0, 0);
+	} else if (!rc) {
+		report_ptx(m, ptx);
+		if (cubin)
+			rc = assemble(ptx, cli.output, 0);
+		else
+			rc = nv_io_write(cli.output, LLVMGetBufferStart(ptx), LLVMGetBufferSize(ptx), 0, 0);
+	}
 	rc = rc || nv_remarks_finish();
 	if (ptx)
 		LLVMDisposeMemoryBuffer(ptx);

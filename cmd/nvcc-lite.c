@@ -28,9 +28,11 @@
 enum out_kind { OUT_PTX, OUT_CUBIN, OUT_LLVM };
 
 static struct {
-	const char *input, *output, *arch, *keep_dir;
+	const char *input, *output, *arch, *keep_dir, *save_remarks;
+	const char *dep_file, *dep_target; /* -MF, -MT */
 	enum out_kind out;
 	int olevel, verbose, dryrun, keep, lineinfo, help, version, list_knobs;
+	int deps, dep_phony, dep_quote; /* -MD (1) or -MMD (2); -MP; no -MT */
 	int ftz, prec_div, prec_sqrt, fmad, fast_math; /* -1: not given */
 	long long maxreg;
 	struct nv_strv cpp;     /* -I -D -U for the front end */
@@ -59,6 +61,12 @@ static void set_lineinfo(const char *v) { (void)v; o.lineinfo = 1; }
 static void set_help(const char *v) { (void)v; o.help = 1; }
 static void set_version(const char *v) { (void)v; o.version = 1; }
 static void set_list_knobs(const char *v) { (void)v; o.list_knobs = 1; }
+static void set_save_remarks(const char *v) { o.save_remarks = v; }
+static void set_md(const char *v) { (void)v; o.deps = 1; }
+static void set_mmd(const char *v) { (void)v; o.deps = 2; }
+static void set_mf(const char *v) { o.dep_file = v; }
+static void set_mt(const char *v) { o.dep_target = v; }
+static void set_mp(const char *v) { (void)v; o.dep_phony = 1; }
 static void add_I(const char *v) { nv_strv_pushf(&o.cpp, "-I%s", v); }
 static void add_D(const char *v) { nv_strv_pushf(&o.cpp, "-D%s", v); }
 static void add_U(const char *v) { nv_strv_pushf(&o.cpp, "-U%s", v); }
@@ -118,6 +126,12 @@ static const struct flag flags[] = {
 	{ "-dryrun", "--dryrun", FLAG, NULL, "print the commands as a shell script and run nothing", set_dryrun },
 	{ "-keep", "--keep", FLAG, NULL, "keep every intermediate file (in the current directory)", set_keep },
 	{ "-keep-dir", "--keep-dir", VALUE, "DIR", "keep intermediate files in DIR", set_keep_dir },
+	{ "-save-remarks", "--save-remarks", VALUE, "DIR", "write each stage's remarks as LLVM remark YAML into DIR (for llvm-remarkutil, opt-viewer)", set_save_remarks },
+	{ "-MD", "--generate-dependencies-with-compile", FLAG, NULL, "also write a make dependency file (default: the output's name with .d)", set_md },
+	{ "-MMD", "--generate-nonsystem-dependencies-with-compile", FLAG, NULL, "the same without system headers", set_mmd },
+	{ "-MF", "--dependency-output", VALUE, "FILE", "the dependency file of -MD/-MMD", set_mf },
+	{ "-MT", "--dependency-target-name", VALUE, "TARGET", "the target in the dependency file (default: the output)", set_mt },
+	{ "-MP", "--generate-dependency-targets", FLAG, NULL, "add a phony target for each header", set_mp },
 	{ "-list-knobs", "--list-knobs", FLAG, NULL, "list every -Xcicc knob: name, stage, type, default, help", set_list_knobs },
 	{ "-h", "--help", FLAG, NULL, "print this help and exit", set_help },
 	{ "-V", "--version", FLAG, NULL, "print the version and exit", set_version },
@@ -178,7 +192,7 @@ unknown_flag(const char *a)
 {
 	const char *eq = strchr(a, '=');
 	char *name = eq ? xasprintf("%.*s", (int)(eq - a), a) : xstrdup(a);
-	const char *best = NULL;
+	const struct flag *best = NULL;
 	size_t bestd = 3;
 
 	for (const struct flag *f = flags; f->name; f++) {
@@ -186,12 +200,13 @@ unknown_flag(const char *a)
 
 		if (d < bestd) {
 			bestd = d;
-			best = f->name;
+			best = f;
 		}
 	}
 	free(name);
 	if (best)
-		nv_usage_error("unknown option '%s'; did you mean '%s'?", a, best);
+		nv_usage_error("unknown option '%s'; did you mean '%s%s'?", a, best->name,
+		               eq && best->kind != FLAG ? eq : "");
 	nv_usage_error("unknown option '%s' (see 'nvcc-lite --help')", a);
 }
 
@@ -311,6 +326,15 @@ front_end(const char *dir)
 		nv_strv_push(av, "-fgpu-approx-transcendentals");
 	for (size_t i = 0; i < o.cpp.n; i++)
 		nv_strv_push(av, o.cpp.v[i]);
+	if (o.deps) {
+		nv_strv_push(av, o.deps == 1 ? "-MD" : "-MMD");
+		nv_strv_push(av, "-MF");
+		nv_strv_push(av, o.dep_file);
+		nv_strv_push(av, o.dep_quote ? "-MQ" : "-MT");
+		nv_strv_push(av, o.dep_target);
+		if (o.dep_phony)
+			nv_strv_push(av, "-MP");
+	}
 	nv_strv_push(av, "-emit-llvm");
 	nv_strv_push(av, "-c");
 	nv_strv_push(av, o.input);
@@ -358,7 +382,8 @@ check_knobs(void)
 					bestd = d, best = nv_knobs[k].name;
 			}
 			if (best)
-				nv_usage_error("unknown knob '%s' in -Xcicc; did you mean '-%s'?", a, best);
+				nv_usage_error("unknown knob '%s' in -Xcicc; did you mean '-%s%s'?", a, best,
+				               eq ? eq : "");
 			nv_usage_error("unknown knob '%s' in -Xcicc", a);
 		}
 		free(name);
@@ -532,11 +557,76 @@ show(const struct chain *c, enum nv_pipe_id pipe)
 
 	if (o.dryrun)
 		fprintf(fp, "#!/bin/sh\n# nvcc-lite %s: %s\nset -e\n", nv_pipe_name(pipe), o.input);
+	if (o.dryrun && o.save_remarks)
+		fprintf(fp, "mkdir -p %s\n", nv_shell_quote(o.save_remarks));
 	for (size_t i = 0; i < c->n; i++) {
 		fputs(o.dryrun ? (i && !o.keep ? "  " : "") : "#$ ", fp);
 		print_cmd(fp, c->argv[i]);
 		fputs(i + 1 == c->n ? "\n" : joint, fp);
 	}
+}
+
+/* -save-remarks DIR: every stage writes DIR/BASE.N-STAGE.opt.yaml, N and
+ * STAGE as -keep names the modules, .opt.yaml as opt-viewer looks for. */
+static void
+remark_files(struct chain *c, const char *base)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		char *f;
+
+		if (!strcmp(c->name[i], "front end"))
+			continue;
+		f = xasprintf("-pass-remarks-output=%s/%s.%zu-%s.opt.yaml", o.save_remarks, base, i,
+		              c->name[i]);
+		c->argv[i] = append(c->argv[i], f, NULL);
+		free(f);
+	}
+	if (!o.dryrun && mkdir(o.save_remarks, 0777) && errno != EEXIST)
+		nv_fatal("cannot create '%s':", o.save_remarks);
+}
+
+/* A stage with nothing to say leaves an empty file, which llvm-remarkutil
+ * rejects (as it rejects opt's): drop those. */
+static void
+drop_empty_remarks(struct chain *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		for (char **a = c->argv[i]; *a; a++) {
+			struct stat st;
+
+			if (!strncmp(*a, "-pass-remarks-output=", 21) && stat(*a + 21, &st) == 0 &&
+			    st.st_size == 0)
+				unlink(*a + 21);
+		}
+}
+
+/* -MD for a .bc or .ll input: the input is the one dependency. */
+static void
+write_deps(void)
+{
+	FILE *fp = fopen(o.dep_file, "w");
+
+	if (!fp)
+		nv_fatal("cannot write '%s':", o.dep_file);
+	fprintf(fp, "%s: %s\n", o.dep_target, o.input);
+	if (o.dep_phony)
+		fprintf(fp, "\n%s:\n", o.input);
+	if (fclose(fp))
+		nv_fatal("cannot write '%s':", o.dep_file);
+}
+
+/* -MF defaults to the output with .d for its extension, -MT to the output. */
+static void
+dep_defaults(const char *out)
+{
+	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+
+	if (!o.dep_file)
+		o.dep_file = dot && (!slash || dot > slash) ? xasprintf("%.*s.d", (int)(dot - out), out)
+		                                            : xasprintf("%s.d", out);
+	o.dep_quote = !o.dep_target;
+	if (!o.dep_target)
+		o.dep_target = out;
 }
 
 static void
@@ -604,14 +694,22 @@ main(int argc, char **argv)
 	               : xasprintf("%s.%s", stem(o.input),
 	                           o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "bc");
 	pipe = (enum nv_pipe_id)o.olevel;
+	if (o.deps)
+		dep_defaults(out);
 	build_chain(&c, ext, self_dir(), out, pipe);
 	if (o.keep)
 		keep_files(&c, stem(o.input));
+	if (o.save_remarks)
+		remark_files(&c, stem(o.input));
 	if (o.dryrun || o.verbose)
 		show(&c, pipe);
 	if (o.dryrun)
 		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
 	rc = run(&c);
+	if (o.save_remarks)
+		drop_empty_remarks(&c);
+	if (!rc && o.deps && strcmp(ext, "cu"))
+		write_deps();
 	if (rc)
 		remove_output(out);
 	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);

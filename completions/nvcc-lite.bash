@@ -6,6 +6,17 @@ _nvcc_lite_archs() {
 	nvcc-lite --help 2>/dev/null | sed -n 's/^GPU architectures: //p'
 }
 
+# _nvcc_lite_files CUR EXT...: files with those extensions, and directories
+# (without needing extglob).
+_nvcc_lite_files() {
+	local cur=$1 ext
+	shift
+	for ext; do
+		compgen -f -X "!*.$ext" -- "$cur"
+	done
+	compgen -d -- "$cur"
+}
+
 _nvcc_lite() {
 	local cur prev
 	cur=${COMP_WORDS[COMP_CWORD]}
@@ -17,8 +28,9 @@ _nvcc_lite() {
 		COMPREPLY=($(compgen -W "$(nvcc-lite --list-knobs 2>/dev/null | cut -f1 | sed 's/^/-/; s/$/=/')" -- "$cur"))
 		compopt -o nospace 2>/dev/null || :
 		return ;;
-	-o|--output-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-I|--include-path|-keep-dir|--keep-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	-o|--output-file|-MF|--dependency-output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-I|--include-path|-keep-dir|--keep-dir|-save-remarks|--save-remarks)
+		COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	esac
 	case $cur in
 	-arch=*) COMPREPLY=($(compgen -P -arch= -W "$(_nvcc_lite_archs)" -- "${cur#-arch=}")); return ;;
@@ -26,7 +38,7 @@ _nvcc_lite() {
 		COMPREPLY=($(compgen -W "$(nvcc-lite --help 2>/dev/null | sed -n 's/^  \(-[^ ,]*\).*/\1/p') -O0 -O1 -O2 -O3" -- "$cur"))
 		return ;;
 	esac
-	COMPREPLY=($(compgen -f -X '!*.@(cu|bc|ll)' -- "$cur") $(compgen -d -- "$cur"))
+	COMPREPLY=($(_nvcc_lite_files "$cur" cu bc ll))
 }
 
 _nv_stage() {
@@ -34,12 +46,19 @@ _nv_stage() {
 	case $cur in
 	-arch=*) COMPREPLY=($(compgen -P -arch= -W "$(_nvcc_lite_archs)" -- "${cur#-arch=}")); return ;;
 	-*)
-		COMPREPLY=($(compgen -W "$("$prog" --help 2>/dev/null | sed -n 's/^  \(-[^ =]*=\{0,1\}\).*/\1/p')" -- "$cur"))
+		COMPREPLY=($(compgen -W "$("$prog" --help 2>/dev/null | sed -n 's/^  \(-[^ =]*=\{0,1\}\).*/\1/p' |
+			sed 's/^-O0\.\.3$/-O0 -O1 -O2 -O3/')" -- "$cur"))
 		compopt -o nospace 2>/dev/null || :
 		return ;;
 	esac
-	COMPREPLY=($(compgen -f -X '!*.@(bc|ll)' -- "$cur") $(compgen -d -- "$cur"))
+	COMPREPLY=($(_nvcc_lite_files "$cur" bc ll))
 }
 
 complete -F _nvcc_lite nvcc-lite
+# every stage installed beside nvcc-lite, and the known ones wherever they are
 complete -F _nv_stage nv-opt nv-llc nv-reflect nv-inline nv-unroll nv-remat nv-vectorize nv-split nv-link
+_nvcc_lite_dir=$(type -P nvcc-lite 2>/dev/null)
+for _nvcc_lite_p in ${_nvcc_lite_dir:+"${_nvcc_lite_dir%/*}"/nv-*}; do
+	[ -x "$_nvcc_lite_p" ] && complete -F _nv_stage "${_nvcc_lite_p##*/}"
+done
+unset _nvcc_lite_dir _nvcc_lite_p

@@ -152,6 +152,19 @@ consider(const char **best, size_t *bestd, const char *cand, const char *name)
 	}
 }
 
+/* The suggestion for "-nmae=V" keeps "=V" unless the option is a flag. */
+static int
+takes_no_value(const struct nv_cli *cli, const char *name)
+{
+	for (const struct nv_option *t = cli->opts; t->name; t++)
+		if (!strcmp(t->name, name))
+			return t->type == NV_OPT_FLAG;
+	for (const struct nv_option *t = common; t->name; t++)
+		if (!strcmp(t->name, name))
+			return t->type == NV_OPT_FLAG;
+	return 0;
+}
+
 _Noreturn static void
 unknown(const struct nv_cli *cli, const char *flag, const char *arg)
 {
@@ -169,8 +182,10 @@ unknown(const struct nv_cli *cli, const char *flag, const char *arg)
 		if (nv_knobs[k].stages & cli->stage)
 			consider(&best, &bestd, nv_knobs[k].name, name);
 	if (best && bestd <= (strlen(name) > 4 ? 3u : 1u)) {
+		if (takes_no_value(cli, best))
+			eq = NULL;
 		free(name);
-		nv_usage_error("unknown option '%s'; did you mean '-%s'?", flag, best);
+		nv_usage_error("unknown option '%s'; did you mean '-%s%s'?", flag, best, eq ? eq : "");
 	}
 	free(name);
 	nv_usage_error("unknown option '%s' (see '%s --help')", flag, nv_progname());

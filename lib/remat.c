@@ -498,6 +498,9 @@ main_loop(struct fn *s)
 				fprintf(stderr, "Func %s: maxIn = %u, maxOut = %u\n", value_name(s->f), maxin,
 				        maxout);
 			target = reg_target(s, s->lv.max_units > maxin ? s->lv.max_units : maxin, &why);
+			nv_remark(NV_REMARK_ANALYSIS, PASS, "Pressure", s->f,
+			          "most register units live into a block: %u (peak %u); target %u (%s)", maxin,
+			          s->lv.max_units, target, why);
 		}
 		if (o->dump >= 2)
 			for (unsigned b = 0; b < s->a.g.n; b++)

@@ -25,6 +25,12 @@ if [ "$mode" = --install ]; then
 	need libclang-rt-22-dev have_file /usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a
 	need zsh command -v zsh
 	need csmith command -v csmith
+	# the ecosystem tests: pkg-config, man pages, LLVM's opt-viewer
+	need pkg-config command -v pkg-config
+	need groff-base command -v groff
+	need man-db command -v man
+	need python3-yaml have_file /usr/lib/python3/dist-packages/yaml/__init__.py
+	need python3-pygments have_file /usr/lib/python3/dist-packages/pygments/__init__.py
 	need libcsmith-dev have_file /usr/include/csmith/csmith.h
 fi
 [ -z "$missing" ] && exit 0

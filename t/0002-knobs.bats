@@ -34,7 +34,7 @@ knob_rows() {
 @test "a misspelt knob gets a suggestion" {
 	run --separate-stderr nv-llc -nvptx-sched4rg=1 </dev/null
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nv-llc: error: unknown option '-nvptx-sched4rg=1'; did you mean '-nvptx-sched4reg'?"
+	assert_equal "$stderr" "nv-llc: error: unknown option '-nvptx-sched4rg=1'; did you mean '-nvptx-sched4reg=1'?"
 }
 
 @test "knob values are checked against type and range" {

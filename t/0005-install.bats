@@ -12,7 +12,8 @@ setup_file() {
 @test "make install puts everything under DESTDIR/PREFIX" {
 	for f in bin/nvcc-lite bin/nv-opt bin/nv-llc lib/libnv.a lib/pkgconfig/libnv.pc \
 		include/nv/io.h include/nv/knobs.def share/man/man1/nvcc-lite.1 \
-		share/nvcc-lite/cuda_shim.h share/bash-completion/completions/nvcc-lite \
+		share/nvcc-lite/cuda_shim.h share/nvcc-lite/nvcc-lite.mk \
+		share/bash-completion/completions/nvcc-lite \
 		share/zsh/site-functions/_nvcc-lite; do
 		assert_file_exists "$DEST$PREFIX/$f"
 	done
@@ -63,4 +64,14 @@ C
 	run ./count "$FIXTURES/use-before-def.ll"
 	assert_failure 1
 	assert_output --partial "count: error: input module"
+}
+
+@test "the installed make snippet builds a kernel with the installed nvcc-lite" {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$FIXTURES/saxpy.cu" k.cu
+	printf 'include %s\nall: k.ptx\n-include k.d\n' "$DEST$PREFIX/share/nvcc-lite/nvcc-lite.mk" >Makefile
+	run env PATH="$DEST$PREFIX/bin:$PATH" make -j2
+	assert_success
+	grep -qx '.target sm_90' k.ptx
+	assert_file_exists k.d
 }

@@ -121,7 +121,7 @@ setup() {
 @test "unknown flags are errors with a suggestion, like nvcc" {
 	run --separate-stderr nvcc-lite -arhc=sm_90 k.cu
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nvcc-lite: error: unknown option '-arhc=sm_90'; did you mean '-arch'?"
+	assert_equal "$stderr" "nvcc-lite: error: unknown option '-arhc=sm_90'; did you mean '-arch=sm_90'?"
 	run --separate-stderr nvcc-lite --frobnicate k.cu
 	assert_equal "$status" 2
 	assert_one_error nvcc-lite
@@ -159,7 +159,31 @@ setup() {
 	grep -q 'div.approx.f32' approx.ptx
 	run --separate-stderr nvcc-lite -Xcicc -nvptx-prec-divf3=0 k.cu
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nvcc-lite: error: unknown knob '-nvptx-prec-divf3=0' in -Xcicc; did you mean '-nvptx-prec-divf32'?"
+	assert_equal "$stderr" "nvcc-lite: error: unknown knob '-nvptx-prec-divf3=0' in -Xcicc; did you mean '-nvptx-prec-divf32=0'?"
+}
+
+@test "-MD writes make dependencies beside the output, as nvcc; -MMD -MP -MF -MT as gcc" {
+	mkdir -p inc out
+	echo '#define SCALE 2.0f' >inc/scale.h
+	printf '#include "scale.h"\n__global__ void k(float *p) { p[0] *= SCALE; }\n' >d.cu
+	run nvcc-lite -arch=sm_90 -Iinc -MD d.cu -o out/d.ptx
+	assert_success
+	assert_file_exists out/d.ptx
+	run cat out/d.d
+	assert_line --index 0 --regexp '^out/d\.ptx: d\.cu'
+	assert_output --partial "inc/scale.h"
+	run nvcc-lite -arch=sm_90 -Iinc -MMD -MP -MF deps.mk -MT mine d.cu -o out/e.ptx
+	assert_success
+	run cat deps.mk
+	assert_line --index 0 --regexp '^mine: d\.cu inc/scale\.h$'
+	assert_line "inc/scale.h:"
+	refute_output --partial "cuda_runtime.h"
+	# a module has itself as its one dependency
+	nvcc-lite -arch=sm_90 -Iinc -emit-llvm d.cu -o d.bc
+	run nvcc-lite -arch=sm_90 -MD -MP d.bc -o out/f.ptx
+	assert_success
+	run cat out/f.d
+	assert_output "$(printf 'out/f.ptx: d.bc\n\nd.bc:')"
 }
 
 @test "-emit-llvm writes optimized bitcode, -cubin a cubin" {
