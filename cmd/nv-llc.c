@@ -324,7 +324,6 @@ main(int argc, char **argv)
 		.stage = NV_STAGE_LLC,
 		.opts = opts,
 		.before_llvm = precision_knobs,
-		.writes_bitcode = 1,
 	};
 	const struct nv_arch *a;
 	LLVMContextRef ctx;
@@ -360,7 +359,7 @@ main(int argc, char **argv)
 		if (!rc) {
 			add_cut_mark(pre);
 			report_cut(pre);
-			rc = nv_io_write_module(pre, cli.output, cli.text, cli.force);
+			rc = nv_io_write_module(pre, cli.output, 0, 0);
 			LLVMDisposeModule(pre);
 		}
 	} else if (!rc) {

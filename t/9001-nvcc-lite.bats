@@ -155,7 +155,7 @@ setup() {
 @test "-Xcicc routes a knob to the stage that owns it and rejects unknown ones" {
 	run nvcc-lite -arch=sm_90 -Xcicc -nvptx-prec-divf32=0 k.cu -o approx.ptx -v
 	assert_success
-	assert_output --regexp "nv-llc -O3 -arch=sm_90 -nvptx-prec-divf32=0"
+	assert_output --regexp "nv-llc -O3 -start-after=codegenprepare -arch=sm_90 -nvptx-prec-divf32=0"
 	grep -q 'div.approx.f32' approx.ptx
 	run --separate-stderr nvcc-lite -Xcicc -nvptx-prec-divf3=0 k.cu
 	assert_equal "$status" 2
@@ -303,7 +303,7 @@ opcodes() {
 	assert_output --partial "-fgpu-flush-denormals-to-zero"
 	assert_output --partial "-fgpu-approx-transcendentals"
 	assert_output --regexp "nv-reflect -arch=sm_90 -ftz=1 -prec-div=0 -prec-sqrt=0"
-	assert_output --regexp "nv-llc -O3 -arch=sm_90 -ftz=1 -prec-div=0 -prec-sqrt=0 -fast-math"
+	assert_output --regexp "nv-llc -O3 -start-after=codegenprepare -arch=sm_90 -ftz=1 -prec-div=0 -prec-sqrt=0 -fast-math"
 	run nvcc-lite -dryrun --use_fast_math -prec-sqrt=true k.cu
 	assert_output --regexp "nv-reflect -arch=sm_75 -ftz=1 -prec-div=0 \|"
 }
