@@ -1,8 +1,8 @@
 /* nv-remat: cicc's IR rematerialization, IV demotion and live-out simplification. */
 #include <stdlib.h>
-#include <string.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 
 #include "cli.h"
 #include "diag.h"
@@ -19,32 +19,6 @@ static const struct nv_option opts[] = {
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "target for the occupancy model (default: the module's target-cpu, else " NV_DEFAULT_ARCH ")" },
 	{ NULL },
 };
-
-/* The sm number: -arch, else the module's functions' target-cpu. */
-static int
-module_sm(LLVMModuleRef m)
-{
-	const struct nv_arch *a = arch ? nv_target_arch(arch) : NULL;
-
-	for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !a; f = LLVMGetNextFunction(f)) {
-		LLVMAttributeRef at = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-cpu", 10);
-		unsigned len;
-
-		if (at) {
-			const char *v = LLVMGetStringAttributeValue(at, &len);
-			char cpu[32];
-
-			if (len < sizeof(cpu)) {
-				memcpy(cpu, v, len);
-				cpu[len] = 0;
-				a = nv_target_arch(cpu);
-			}
-		}
-	}
-	if (!a)
-		a = nv_target_arch(NV_DEFAULT_ARCH);
-	return a ? a->sm : 0;
-}
 
 int
 main(int argc, char **argv)
@@ -63,6 +37,7 @@ main(int argc, char **argv)
 		.opts = opts,
 	};
 	struct nv_remat_opts o;
+	LLVMTargetMachineRef tm;
 	LLVMContextRef ctx;
 	LLVMModuleRef m;
 	int rc = 0;
@@ -77,7 +52,10 @@ main(int argc, char **argv)
 	if (olevel == 0) {
 		nv_remark(NV_REMARK_ANALYSIS, "nv-remat", "Skipped", NULL, "no rematerialization: -O0");
 	} else {
-		nv_remat_opts_from_knobs(&o, module_sm(m));
+		tm = nv_target_for_module(m, arch, olevel);
+		nv_remat_opts_from_knobs(&o, nv_target_sm(tm));
+		if (tm)
+			LLVMDisposeTargetMachine(tm);
 		nv_remat_module(m, &o);
 		rc = nv_io_verify(m, "module after nv-remat");
 	}

@@ -19,21 +19,6 @@ static const struct nv_option opts[] = {
 	{ NULL },
 };
 
-/* The sm number the target machine is for (0 without one). */
-static int
-target_sm(LLVMTargetMachineRef tm)
-{
-	const struct nv_arch *a;
-	char *cpu;
-
-	if (!tm)
-		return 0;
-	cpu = LLVMGetTargetMachineCPU(tm);
-	a = nv_target_arch(cpu);
-	LLVMDisposeMessage(cpu);
-	return a ? a->sm : 0;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -68,7 +53,7 @@ main(int argc, char **argv)
 		nv_remark(NV_REMARK_ANALYSIS, "nv-vectorize", "Skipped", NULL, "no vectorization: -O0");
 	} else {
 		tm = nv_target_for_module(m, arch, olevel);
-		rc = nv_vectorize_module(&m, tm, target_sm(tm)) || nv_io_verify(m, "module after nv-vectorize");
+		rc = nv_vectorize_module(&m, tm, nv_target_sm(tm)) || nv_io_verify(m, "module after nv-vectorize");
 	}
 	rc = rc || nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
 	if (tm)

@@ -199,3 +199,17 @@ nv_is_kernel(LLVMValueRef fn)
 	free(ops);
 	return found;
 }
+
+int
+nv_target_sm(LLVMTargetMachineRef tm)
+{
+	const struct nv_arch *a;
+	char *cpu;
+
+	if (!tm)
+		return 0;
+	cpu = LLVMGetTargetMachineCPU(tm);
+	a = nv_target_arch(cpu);
+	LLVMDisposeMessage(cpu);
+	return a ? a->sm : 0;
+}
