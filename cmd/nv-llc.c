@@ -88,6 +88,23 @@ limit_registers(LLVMModuleRef m)
 	}
 }
 
+/* llvm.used and llvm.compiler.used emit nothing, but the NVPTX printer
+ * visits what their initializers name through a pointer-keyed set, so the
+ * order of those globals in the PTX changed from run to run (ASLR).  The
+ * backend is the last user of the module: they can go. */
+static void
+drop_used_lists(LLVMModuleRef m)
+{
+	static const char *const names[] = { "llvm.used", "llvm.compiler.used" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		LLVMValueRef g = LLVMGetNamedGlobal(m, names[i]);
+
+		if (g)
+			LLVMDeleteGlobal(g);
+	}
+}
+
 static int
 emit_ptx(LLVMModuleRef m, LLVMTargetMachineRef tm, LLVMMemoryBufferRef *ptx)
 {
@@ -193,6 +210,8 @@ main(int argc, char **argv)
 		set_ftz(m);
 	if (!rc && !lineinfo)
 		LLVMStripModuleDebugInfo(m);
+	if (!rc)
+		drop_used_lists(m);
 	rc = rc || emit_ptx(m, tm, &ptx);
 	if (!rc && cubin)
 		rc = assemble(ptx, cli.output, 0);
