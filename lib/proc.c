@@ -252,30 +252,29 @@ nv_chain_kill(struct nv_chain *c)
  * Which stage to blame.  A stage that fails closes its pipes, and the ones
  * next to it then fail too (empty input, broken pipe), a moment later; but
  * the order in which exits are reaped does not prove which came first.  So
- * after the first failure, upstream stages still running get a short grace
- * period, and an upstream failure found in it is the cause.
+ * after the first failure the others get a short grace period; then a
+ * stage killed by a signal of its own (not our SIGTERM) is the cause, else
+ * the first failing stage upstream.
  */
 void
 nv_chain_blame(struct nv_chain *c)
 {
 	struct timespec nap = { 0, 2 * 1000 * 1000 };
-	size_t first;
 
 	if (c->culprit != -1 || c->first < 0)
 		return;
-	first = (size_t)c->first;
-	for (int tick = 0; tick < 100; tick++) {
-		int upstream_alive = 0;
-
-		for (size_t j = 0; j < first; j++)
-			upstream_alive |= c->pid[j] > 0;
-		if (!upstream_alive)
-			break;
+	for (int tick = 0; tick < 100 && c->alive > 0; tick++)
 		if (!nv_chain_wait(0))
 			nanosleep(&nap, NULL);
-	}
-	c->culprit = (long)first;
-	for (size_t j = 0; j < first; j++)
+	c->culprit = c->first;
+	for (size_t j = 0; j < c->n; j++)
+		if (c->pid[j] == 0 && WIFSIGNALED(c->status[j]) && WTERMSIG(c->status[j]) != SIGTERM &&
+		    WTERMSIG(c->status[j]) != SIGPIPE) {
+			c->culprit = (long)j;
+			nv_chain_kill(c);
+			return;
+		}
+	for (size_t j = 0; j < c->n; j++)
 		if (c->pid[j] == 0 && c->status[j] != 0) {
 			c->culprit = (long)j;
 			break;
