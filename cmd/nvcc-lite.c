@@ -1090,8 +1090,10 @@ build(struct plan *p)
 		phase2_chain(p, &cs[i], in, outs.v[i], 0, label);
 		free(in);
 	}
-	if (!rc)
-		rc = run_chains(cs, p->nparts, js.active ? p->nparts : p->nparts);
+	for (unsigned i = 0; !rc && o.keep && i < p->nparts; i++)
+		rc = run_one(&cs[i]); /* -keep: each step through its file, in turn */
+	if (!rc && !o.keep)
+		rc = run_chains(cs, p->nparts, p->nparts);
 	if (!rc) {
 		join_chain(p, &c, outs.v, outs.n);
 		rc = run_one(&c);
