@@ -48,6 +48,7 @@ configs=(
 	"inline-min|nv-inline -inline-budget=0 -inline-threshold=0 -inline-switchctrl=5 \$in -o \$out"
 	"vectorize|nv-opt -O3 -no-unroll -no-vectorize \$in | nv-vectorize -o \$out"
 	"vectorize-max|nv-vectorize -vectorizer-min-trip-count=0 -force-target-max-vector-interleave=2 -force-target-max-scalar-interleave=2 -vectorize-fp-reorder=1 \$in -o \$out"
+	"split-link|nv-split -n 3 -o \$out.part \$in && nv-link -split-map=\$out.part.map \$out.part.*.bc -o \$out"
 	"chain|nv-link \$in | nv-reflect | nv-inline | nv-opt -O3 -no-unroll -no-vectorize | nv-vectorize | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll -o \$out"
 )
 
