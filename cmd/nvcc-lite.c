@@ -827,8 +827,11 @@ run_chains(struct chain *cs, size_t n, size_t max)
 				trim_tokens(running);
 			}
 		}
-		if (running == 0 && (failed || next == n))
-			break;
+		if (running == 0) {
+			if (failed || next == n)
+				break;
+			continue; /* the next chain takes our own slot */
+		}
 		{
 			struct pollfd pf[2] = { { sigfd, POLLIN, 0 }, { js.rfd, POLLIN, 0 } };
 			int want_token = js.active && !failed && next < n && running;
