@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
@@ -751,7 +752,13 @@ static const char *sig_dir;
 static void
 on_signal(void)
 {
+	int saved = errno;
+
 	nv_js_release_all();
+	/* the stages were sent SIGTERM: let them remove their own temp files */
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	errno = saved;
 	for (size_t i = 0; i < nsig_paths; i++)
 		unlink(sig_paths[i]);
 	if (sig_dir)

@@ -22,6 +22,9 @@
 static char held[MAX_HELD];
 static volatile size_t nheld;
 static volatile int release_fd = -1;
+static int required_js; /* -jobserver: one error line instead of warnings */
+
+#define nv_warn(...) (required_js ? (void)0 : nv_warn(__VA_ARGS__))
 
 static int
 parse_fd(const char *s, const char *end, int *fd)
@@ -117,6 +120,7 @@ nv_js_init(struct nv_js *js, const char *makeflags, int required)
 
 	memset(js, 0, sizeof(*js));
 	js->rfd = js->wfd = -1;
+	required_js = required;
 	if (!makeflags || !*makeflags) {
 		if (required)
 			nv_error("-jobserver: MAKEFLAGS names no jobserver (run under make -jN with '+' on the recipe line)");
