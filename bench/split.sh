@@ -54,5 +54,5 @@ END {
 	printf "  nvcc-lite -split-compile=1  %6d\n  nvcc-lite -split-compile=2  %6d  (speedup %.2f)\n", median(t["split1"]), median(t["split2"]), median(t["split1"]) / median(t["split2"])
 	if (t["nvcc"] != "") printf "  nvcc -ptx                   %6d  (nvcc-lite =1 / nvcc: %.2f)\n", median(t["nvcc"]), median(t["split1"]) / median(t["nvcc"])
 	printf "  clang-22 -O3 -S             %6d  (nvcc-lite =1 / clang: %.2f)\n", median(t["clang"]), median(t["split1"]) / median(t["clang"])
-	printf "  Phase II alone (last run's -time, longest part): %s ms at =1, %s ms at =2\n", p1, p2
+	printf "  Phase II alone (the last run, -time, longest part): %s ms at =1, %s ms at =2\n", p1, p2
 }' "$out/split/times" | tee "$out/split/split.txt"
