@@ -217,5 +217,7 @@ END {
 	printf "\n%d kernels; spill, stack and v2/v4 ratios are (x+1)/(nvcc+1).\n", nk >md
 	if (!have_ptxas) print "ptxas not found: no registers, spills or stack."
 }' "$raw"
+# Phase II in parallel, on every kernel in one file (bench/split.sh)
+[ "$pattern" = '*' ] && sh "$top/bench/split.sh" -r "$runs" -o "$out"
 echo "CSV in $out/bench.csv, Markdown in $out/bench.md"
 exit $fail

@@ -9,16 +9,44 @@
 #include "io.h"
 #include "knobs.h"
 #include "link.h"
+#include "split.h"
 #include "util.h"
 
 static const char *libdevice; /* "" = search for it */
 static int internalize;
+static const char *split_map;
 
 static const struct nv_option opts[] = {
 	{ "libdevice", NV_OPT_OPTSTR, &libdevice, "PATH", "link the libdevice functions the module calls, from PATH or $CUDA_PATH/nvvm/libdevice (default CUDA_PATH /usr/local/cuda)" },
 	{ "internalize", NV_OPT_FLAG, &internalize, NULL, "whole-program mode, as nvcc without -rdc: every function but the kernels becomes internal (variables stay visible to the host)" },
+	{ "split-map", NV_OPT_STR, &split_map, "FILE", "the inputs are nv-split's parts, in any order: join them function by function and restore the linkage FILE records" },
 	{ NULL },
 };
+
+/* -split-map: every part read, then joined in the split's own order. */
+static int
+join_parts(LLVMContextRef ctx, const struct nv_cli *cli, LLVMModuleRef *out)
+{
+	struct nv_split_map map;
+	LLVMModuleRef *parts = xcalloc(cli->ninput, sizeof(*parts));
+	int rc = nv_split_map_read(split_map, &map);
+
+	for (size_t i = 0; i < cli->ninput && !rc; i++)
+		rc = nv_io_read_module(ctx, cli->input[i], &parts[i]);
+	if (!rc && cli->ninput != map.nparts) {
+		nv_error("the split map '%s' records %u parts, not %zu", split_map, map.nparts, cli->ninput);
+		rc = -1;
+	}
+	if (!rc)
+		rc = nv_split_join(parts, (unsigned)cli->ninput, &map, out);
+	else
+		for (size_t i = 0; i < cli->ninput; i++)
+			if (parts[i])
+				LLVMDisposeModule(parts[i]);
+	nv_split_map_release(&map);
+	free(parts);
+	return rc;
+}
 
 static int
 link_libdevice(LLVMModuleRef m)
@@ -72,9 +100,9 @@ main(int argc, char **argv)
 		if (!strcmp(cli.input[i], "-") && stdin_seen++)
 			nv_usage_error("standard input ('-') can be read only once");
 	ctx = LLVMContextCreate();
-	if (nv_io_read_module(ctx, cli.input[0], &m))
+	if (split_map ? join_parts(ctx, &cli, &m) : nv_io_read_module(ctx, cli.input[0], &m))
 		nv_exit(NV_EXIT_ERROR);
-	for (size_t i = 1; i < cli.ninput && !rc; i++) {
+	for (size_t i = 1; i < cli.ninput && !rc && !split_map; i++) {
 		LLVMModuleRef src;
 
 		rc = nv_io_read_module(ctx, cli.input[i], &src) ||

@@ -22,6 +22,7 @@
 
 static const char *arch = NV_DEFAULT_ARCH;
 static int olevel = 3, lineinfo, cubin, fast_math;
+static struct nv_strv xptxas;
 static long long maxreg, ftz = -1, prec_div = 1, prec_sqrt = 1, fmad = 1;
 static const char *stop_after, *start_after;
 
@@ -38,6 +39,7 @@ static const struct nv_option opts[] = {
 	{ "maxrregcount", NV_OPT_INT, &maxreg, "N", "at most N registers per thread in kernels (.maxnreg)", 1, 255 },
 	{ "lineinfo", NV_OPT_FLAG, &lineinfo, NULL, "keep line tables (.loc) from the module's debug info" },
 	{ "cubin", NV_OPT_FLAG, &cubin, NULL, "assemble with ptxas and write a cubin instead of PTX" },
+	{ "Xptxas", NV_OPT_LIST, &xptxas, "OPT", "with -cubin, pass OPT to ptxas (repeatable)" },
 	{ "ftz", NV_OPT_INT, &ftz, "0|1", "flush f32 denormals to zero (.ftz); default: as the module's functions say", 0, 1 },
 	{ "prec-div", NV_OPT_INT, &prec_div, "0|1", "f32 division: 1 IEEE div.rn (default), 0 div.full", 0, 1 },
 	{ "prec-sqrt", NV_OPT_INT, &prec_sqrt, "0|1", "f32 square root: 1 sqrt.rn (default), 0 sqrt.approx", 0, 1 },
@@ -161,6 +163,23 @@ limit_registers(LLVMModuleRef m)
 		LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
 		                        LLVMCreateStringAttribute(LLVMGetModuleContext(m), "nvvm.maxnreg",
 		                                                  12, buf, (unsigned)strlen(buf)));
+	}
+}
+
+/* llvm.used and llvm.compiler.used emit nothing, but the NVPTX printer
+ * visits what their initializers name through a pointer-keyed set, so the
+ * order of those globals in the PTX changed from run to run (ASLR).  The
+ * backend is the last user of the module: they can go. */
+static void
+drop_used_lists(LLVMModuleRef m)
+{
+	static const char *const names[] = { "llvm.used", "llvm.compiler.used" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		LLVMValueRef g = LLVMGetNamedGlobal(m, names[i]);
+
+		if (g)
+			LLVMDeleteGlobal(g);
 	}
 }
 
@@ -295,6 +314,8 @@ assemble(LLVMMemoryBufferRef ptx, const char *out, int force)
 	if (lineinfo)
 		nv_strv_push(&av, "-lineinfo");
 	nv_strv_pushf(&av, "-O%d", olevel);
+	for (size_t i = 0; i < xptxas.n; i++)
+		nv_strv_push(&av, xptxas.v[i]);
 	nv_strv_push(&av, pfile);
 	nv_strv_push(&av, "-o");
 	nv_strv_push(&av, cfile);
@@ -351,6 +372,8 @@ main(int argc, char **argv)
 		         " (the codegen IR passes have not run on it)", cli.input[0]);
 		rc = -1;
 	}
+	if (!rc)
+		drop_used_lists(m);
 	rc = rc || emit_ptx(m, tm, &ptx);
 	if (!rc && stop_after) {
 		LLVMModuleRef pre;

@@ -5,16 +5,23 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <llvm-c/Core.h>
+
 #include "diag.h"
+#include "io.h"
+#include "jobserver.h"
 #include "knobs.h"
 #include "pipeline.h"
 #include "proc.h"
+#include "split.h"
 #include "target.h"
 #include "util.h"
 
@@ -31,13 +38,17 @@ static struct {
 	const char *input, *output, *arch, *keep_dir, *save_remarks;
 	const char *dep_file, *dep_target; /* -MF, -MT */
 	enum out_kind out;
-	int olevel, verbose, dryrun, keep, lineinfo, help, version, list_knobs;
+	const char *time_file;
+	int olevel, fc, verbose, dryrun, keep, lineinfo, help, version, list_knobs, print_pipeline;
 	int deps, dep_phony, dep_quote; /* -MD (1) or -MMD (2); -MP; no -MT */
 	int ftz, prec_div, prec_sqrt, fmad, fast_math; /* -1: not given */
-	long long maxreg;
+	int jobserver;
+	long long maxreg, split_compile; /* split_compile -1: not given, 0: CPUs */
 	struct nv_strv cpp;     /* -I -D -U for the front end */
 	struct nv_strv xcicc;   /* -Xcicc arguments */
-} o = { .arch = NV_DEFAULT_ARCH, .olevel = 3, .ftz = -1, .prec_div = -1, .prec_sqrt = -1, .fmad = -1 };
+	struct nv_strv xptxas;  /* -Xptxas arguments */
+} o = { .arch = NV_DEFAULT_ARCH, .olevel = 3, .fc = -1, .ftz = -1, .prec_div = -1, .prec_sqrt = -1,
+        .fmad = -1, .split_compile = -1 };
 
 enum kind { FLAG, VALUE, JOINED_OR_VALUE };
 
@@ -71,6 +82,50 @@ static void add_I(const char *v) { nv_strv_pushf(&o.cpp, "-I%s", v); }
 static void add_D(const char *v) { nv_strv_pushf(&o.cpp, "-D%s", v); }
 static void add_U(const char *v) { nv_strv_pushf(&o.cpp, "-U%s", v); }
 static void add_xcicc(const char *v) { nv_strv_push(&o.xcicc, v); }
+static void add_xptxas(const char *v) { nv_strv_push(&o.xptxas, v); }
+static void set_jobserver(const char *v) { (void)v; o.jobserver = 1; }
+static void set_time(const char *v) { o.time_file = v; }
+static void set_print_pipeline(const char *v) { (void)v; o.print_pipeline = 1; }
+
+static void
+set_split_compile(const char *v)
+{
+	if (nv_parse_int(v, 0, 4096, &o.split_compile))
+		nv_usage_error("invalid value '%s' for -split-compile: expected 0 (one per CPU) to 4096", v);
+}
+
+/* -Ofc=max|mid|min (and nvcc's -Ofast-compile=); 0 turns it off. */
+static void
+set_fast_compile(const char *v)
+{
+	if (!strcmp(v, "0")) {
+		o.fc = -1;
+		return;
+	}
+	o.fc = nv_pipe_fast_compile(v);
+	if (o.fc < 0)
+		nv_usage_error("-Ofast-compile called with unsupported level '%s', only supports 0, min, mid, or max", v);
+}
+
+/* -code=sm_XX (or compute_XX, or a list of one real target). */
+static void
+set_code(const char *v)
+{
+	if (strchr(v, ','))
+		nv_usage_error("-code '%s': nvcc-lite compiles for one sm target", v);
+	o.arch = v;
+}
+
+/* -gencode arch=compute_XX,code=sm_XX: one target. */
+static void
+set_gencode(const char *v)
+{
+	const char *code = strstr(v, "code=");
+
+	if (strncmp(v, "arch=", 5) || !code || code == v + 5 || strchr(code, ',') || strchr(code, '['))
+		nv_usage_error("-gencode '%s': expected arch=compute_XX,code=sm_XX (one sm target)", v);
+	o.arch = xstrdup(code + 5);
+}
 
 /* nvcc's booleans: true/false (and 1/0). */
 static int
@@ -99,6 +154,10 @@ set_maxreg(const char *v)
 static void
 set_olevel(const char *v)
 {
+	if (!strncmp(v, "fc=", 3) || !strncmp(v, "fast-compile=", 13)) {
+		set_fast_compile(strchr(v, '=') + 1);
+		return;
+	}
 	if (strlen(v) != 1 || v[0] < '0' || v[0] > '3')
 		nv_usage_error("invalid optimization level '-O%s': expected -O0 to -O3", v);
 	o.olevel = v[0] - '0';
@@ -108,6 +167,9 @@ static const struct flag flags[] = {
 	{ "-o", "--output-file", VALUE, "FILE", "write the output to FILE (default: input name with .ptx, .cubin or .bc)", set_output },
 	{ "-arch", "--gpu-architecture", VALUE, "sm_XX", "GPU to compile for (default " NV_DEFAULT_ARCH ")", set_arch },
 	{ "-O", NULL, JOINED_OR_VALUE, "N", "optimization level 0-3: runs nvopt<ON> (default 3)", set_olevel },
+	{ "-Ofc", "--Ofast-compile", VALUE, "max|mid|min", "fast-compile pipeline nvopt<Ofcmax|mid|min> instead of an -O level (0: off)", set_fast_compile },
+	{ "-code", "--gpu-code", VALUE, "sm_XX", "the one real GPU to generate code for (like -arch here)", set_code },
+	{ "-gencode", "--generate-code", VALUE, "arch=compute_XX,code=sm_XX", "one target, nvcc's spelling", set_gencode },
 	{ "-ptx", "--ptx", FLAG, NULL, "write PTX (the default)", set_ptx },
 	{ "-cubin", "--cubin", FLAG, NULL, "write a cubin (needs ptxas)", set_cubin },
 	{ "-emit-llvm", NULL, FLAG, NULL, "write the optimized LLVM bitcode instead of PTX", set_llvm },
@@ -122,6 +184,11 @@ static const struct flag flags[] = {
 	{ "-fmad", "--fmad", VALUE, "true|false", "contract multiply-add into fma (default true)", set_fmad },
 	{ "-use_fast_math", "--use_fast_math", FLAG, NULL, "-ftz=true -prec-div=false -prec-sqrt=false -fmad=true, fast transcendentals", set_fast_math },
 	{ "-Xcicc", "--Xcicc", VALUE, "KNOB", "pass a knob (-name=value) to the stage that owns it", add_xcicc },
+	{ "-Xptxas", "--Xptxas", VALUE, "OPT", "pass an option to ptxas (-cubin)", add_xptxas },
+	{ "-split-compile", "--split-compile", VALUE, "N", "Phase II on at most N functions' parts at once (0: one per CPU); make's jobserver wins", set_split_compile },
+	{ "-jobserver", "--jobserver", FLAG, NULL, "share make's jobs: it is an error if MAKEFLAGS names no usable jobserver", set_jobserver },
+	{ "-time", "--time", VALUE, "FILE", "append each stage's wall time to FILE, as CSV like nvcc's", set_time },
+	{ "-print-pipeline", "--print-pipeline", FLAG, NULL, "print the steps of the pipeline the flags select, and exit", set_print_pipeline },
 	{ "-v", "--verbose", FLAG, NULL, "print each command before running it", set_verbose },
 	{ "-dryrun", "--dryrun", FLAG, NULL, "print the commands as a shell script and run nothing", set_dryrun },
 	{ "-keep", "--keep", FLAG, NULL, "keep every intermediate file (in the current directory)", set_keep },
@@ -390,19 +457,65 @@ check_knobs(void)
 	}
 }
 
+/* The knob named by -Xcicc argument arg, or -1. */
 static int
-knob_for(const char *arg, unsigned stage)
+xcicc_knob(const char *arg, const char **value)
 {
 	const char *eq = strchr(arg, '=');
 	char *name;
 	int id;
 
 	if (arg[0] != '-')
-		return 0;
+		return -1;
 	name = eq ? xasprintf("%.*s", (int)(eq - arg - 1), arg + 1) : xstrdup(arg + 1);
 	id = nv_knob_find(name);
 	free(name);
+	*value = eq ? eq + 1 : "1";
+	return id;
+}
+
+static int
+knob_for(const char *arg, unsigned stage)
+{
+	const char *v;
+	int id = xcicc_knob(arg, &v);
+
 	return id >= 0 && (nv_knobs[id].stages & stage);
+}
+
+/* A step is dropped when -Xcicc sets one of its "knob=value" off switches
+ * (the last setting of the knob counts). */
+static int
+step_off(const struct nv_pipe_step *s)
+{
+	for (size_t k = 0; k < 2 && s->off[k]; k++) {
+		const char *eq = strchr(s->off[k], '=');
+		const char *last = NULL;
+
+		for (size_t i = 0; i < o.xcicc.n; i++) {
+			const char *v;
+			int id = xcicc_knob(o.xcicc.v[i], &v);
+
+			if (id >= 0 && strlen(nv_knobs[id].name) == (size_t)(eq - s->off[k]) &&
+			    !strncmp(nv_knobs[id].name, s->off[k], (size_t)(eq - s->off[k])))
+				last = v;
+		}
+		if (last && !strcmp(last, eq + 1))
+			return 1;
+	}
+	return 0;
+}
+
+static enum nv_pipe_id
+the_pipe(void)
+{
+	return o.fc >= 0 ? (enum nv_pipe_id)o.fc : (enum nv_pipe_id)o.olevel;
+}
+
+static int
+in_pipe(const struct nv_pipe_step *s, enum nv_pipe_id pipe)
+{
+	return (s->in & (1u << pipe)) && !step_off(s);
 }
 
 static char **
@@ -420,7 +533,7 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 		char *pct = strstr(t, "%O");
 
 		if (pct)
-			nv_strv_pushf(av, "%.*s%d%s", (int)(pct - t), t, o.olevel, pct + 2);
+			nv_strv_pushf(av, "%.*s%d%s", (int)(pct - t), t, nv_pipe_olevel(the_pipe()), pct + 2);
 		else
 			nv_strv_push(av, t);
 	}
@@ -446,6 +559,8 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 			nv_strv_push(av, "-lineinfo");
 		if (o.out == OUT_CUBIN && !strstr(s->args, "-stop-after"))
 			nv_strv_push(av, "-cubin");
+		for (size_t i = 0; o.out == OUT_CUBIN && i < o.xptxas.n; i++)
+			nv_strv_pushf(av, "-Xptxas=%s", o.xptxas.v[i]);
 	}
 	for (size_t i = 0; i < o.xcicc.n; i++)
 		if (knob_for(o.xcicc.v[i], s->stage) || is_remark_flag(o.xcicc.v[i]))
@@ -486,55 +601,118 @@ remove_output(const char *path)
 		unlink(path);
 }
 
+/*
+ * -dryrun writes a script in which the temporary directory is "$tmp" and
+ * Phase II is a loop over the parts ("$p", number $i).  These markers stand
+ * for them in the argument vectors.
+ */
+#define TMP_MARK "@TMP@"
+#define PART_MARK "@PART@"
+#define NUM_MARK "@I@"
+
+static void
+print_arg(FILE *fp, const char *a)
+{
+	const char *t = strstr(a, TMP_MARK);
+
+	if (!strcmp(a, PART_MARK)) {
+		fputs("\"$p\"", fp);
+	} else if (t) {
+		const char *rest = t + strlen(TMP_MARK), *num = strstr(rest, NUM_MARK);
+
+		if (t > a)
+			fputs(nv_shell_quote(xasprintf("%.*s", (int)(t - a), a)), fp);
+		if (strchr(rest, '*'))
+			fprintf(fp, "\"$tmp\"%s", rest);
+		else if (num)
+			fprintf(fp, "\"$tmp%.*s$i%s\"", (int)(num - rest), rest, num + strlen(NUM_MARK));
+		else
+			fprintf(fp, "\"$tmp%s\"", rest);
+	} else {
+		fputs(nv_shell_quote(a), fp);
+	}
+}
+
 static void
 print_cmd(FILE *fp, char **av)
 {
-	for (size_t i = 0; av[i]; i++)
-		fprintf(fp, "%s%s", i ? " " : "", nv_shell_quote(av[i]));
+	for (size_t i = 0; av[i]; i++) {
+		if (i)
+			fputc(' ', fp);
+		print_arg(fp, av[i]);
+	}
 }
 
+#define MAX_STEPS 24
+
 struct chain {
-	char **argv[16];
-	const char *name[16];
+	char **argv[MAX_STEPS];
+	const char *name[MAX_STEPS];
 	size_t n;
+	const char *label;      /* "phase I", "phase II part 3", ... for -time */
+	struct nv_chain run;
 };
 
-/* Front end (for .cu) and the steps of the pipeline, the last writing out. */
 static void
-build_chain(struct chain *c, const char *ext, const char *dir, const char *out, enum nv_pipe_id pipe)
+add_step(struct chain *c, const char *name, char **argv)
 {
-	if (!strcmp(ext, "cu")) {
-		c->name[c->n] = "front end";
-		c->argv[c->n++] = front_end(dir);
-	}
-	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++) {
-		if (!(s->in & (1u << pipe)) ||
-		    (o.out == OUT_LLVM && (s->stage == NV_STAGE_LLC || s->stage == NV_STAGE_REMAT)))
-			continue;
-		c->name[c->n] = s->prog;
-		c->argv[c->n++] = stage_argv(s, dir);
-	}
-	if (c->n == 0 || (o.out == OUT_LLVM && !strcmp(c->name[c->n - 1], "front end"))) {
-		/* Something must verify the module and write it atomically. */
-		static const struct nv_pipe_step writer = { "nv-opt", NV_STAGE_OPT, 0, "", 0 };
+	if (c->n == MAX_STEPS)
+		nv_fatal("more than %d steps in one chain", MAX_STEPS);
+	c->name[c->n] = name;
+	c->argv[c->n++] = argv;
+}
 
-		c->name[c->n] = "nv-opt";
-		c->argv[c->n++] = stage_argv(&writer, dir);
+/* The steps of pipe in phase ph, appended to c. */
+static void
+add_phase(struct chain *c, enum nv_pipe_id pipe, enum nv_phase ph, const char *dir)
+{
+	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++)
+		if (s->phase == ph && in_pipe(s, pipe) && (ph != NV_PHASE_CODEGEN || o.out != OUT_LLVM))
+			add_step(c, s->prog, stage_argv(s, dir));
+}
+
+static size_t
+count_phase(enum nv_pipe_id pipe, enum nv_phase ph)
+{
+	size_t n = 0;
+
+	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++)
+		n += s->phase == ph && in_pipe(s, pipe);
+	return n;
+}
+
+static int
+has_phase(enum nv_pipe_id pipe, enum nv_phase ph)
+{
+	return count_phase(pipe, ph) > 0;
+}
+
+/* The input and output of a chain: the first step reads in, the last
+ * writes out.  A chain with no step gets nv-opt, which verifies and writes. */
+static void
+wire(struct chain *c, const char *in, const char *out, const char *dir)
+{
+	if (c->n == 0) {
+		static const struct nv_pipe_step writer = { "nv-opt", NV_STAGE_OPT, NV_PHASE_1, 0, "", 0, { 0 } };
+
+		add_step(c, "nv-opt", stage_argv(&writer, dir));
 	}
-	if (strcmp(ext, "cu"))
-		c->argv[0] = append(c->argv[0], o.input, NULL);
+	if (in)
+		c->argv[0] = append(c->argv[0], in, NULL);
 	c->argv[c->n - 1] = append(c->argv[c->n - 1], "-o", out);
 }
 
-/* -keep: every step writes BASE.N-STAGE.bc and the next one reads it. */
+/* -keep: every step writes DIR/BASE.N-STAGE.bc and the next one reads it;
+ * N counts on from first, so that the steps of a build number in order
+ * across its chains. */
 static void
-keep_files(struct chain *c, const char *base)
+keep_files(struct chain *c, const char *base, size_t first)
 {
 	const char *kd = o.keep_dir ? o.keep_dir : ".";
 
 	for (size_t i = 0; i + 1 < c->n; i++) {
 		int fe = !strcmp(c->name[i], "front end");
-		char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, i, fe ? "cudafe" : c->name[i]);
+		char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, first + i, fe ? "cudafe" : c->name[i]);
 		size_t last = argv_len(c->argv[i]);
 
 		if (fe) {
@@ -548,19 +726,15 @@ keep_files(struct chain *c, const char *base)
 	}
 }
 
-/* -v echoes the commands to stderr; -dryrun prints them as a script. */
 static void
-show(const struct chain *c, enum nv_pipe_id pipe)
+show_chain(FILE *fp, const struct chain *c, const char *indent)
 {
-	FILE *fp = o.dryrun ? stdout : stderr;
 	const char *joint = o.keep ? "\n" : " |\n";
 
-	if (o.dryrun)
-		fprintf(fp, "#!/bin/sh\n# nvcc-lite %s: %s\nset -e\n", nv_pipe_name(pipe), o.input);
-	if (o.dryrun && o.save_remarks)
-		fprintf(fp, "mkdir -p %s\n", nv_shell_quote(o.save_remarks));
 	for (size_t i = 0; i < c->n; i++) {
-		fputs(o.dryrun ? (i && !o.keep ? "  " : "") : "#$ ", fp);
+		fputs(o.dryrun ? (i && !o.keep ? "  " : indent) : "#$ ", fp);
+		if (o.dryrun && i && !o.keep)
+			fputs(indent, fp);
 		print_cmd(fp, c->argv[i]);
 		fputs(i + 1 == c->n ? "\n" : joint, fp);
 	}
@@ -568,36 +742,46 @@ show(const struct chain *c, enum nv_pipe_id pipe)
 
 /* -save-remarks DIR: every stage writes DIR/BASE.N-STAGE.opt.yaml, N and
  * STAGE as -keep names the modules, .opt.yaml as opt-viewer looks for. */
+static struct nv_strv remark_paths;
+
 static void
-remark_files(struct chain *c, const char *base)
+remark_files(struct chain *c, const char *base, size_t first)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		char *f;
 
 		if (!strcmp(c->name[i], "front end"))
 			continue;
-		f = xasprintf("-pass-remarks-output=%s/%s.%zu-%s.opt.yaml", o.save_remarks, base, i,
-		              c->name[i]);
+		f = xasprintf("-pass-remarks-output=%s/%s.%zu-%s.opt.yaml", o.save_remarks, base,
+		              first + i, c->name[i]);
 		c->argv[i] = append(c->argv[i], f, NULL);
+		nv_strv_push(&remark_paths, f + strlen("-pass-remarks-output="));
 		free(f);
 	}
-	if (!o.dryrun && mkdir(o.save_remarks, 0777) && errno != EEXIST)
-		nv_fatal("cannot create '%s':", o.save_remarks);
 }
 
 /* A stage with nothing to say leaves an empty file, which llvm-remarkutil
  * rejects (as it rejects opt's): drop those. */
 static void
-drop_empty_remarks(struct chain *c)
+drop_empty_remarks(void)
 {
-	for (size_t i = 0; i < c->n; i++)
-		for (char **a = c->argv[i]; *a; a++) {
-			struct stat st;
+	for (size_t i = 0; i < remark_paths.n; i++) {
+		struct stat st;
 
-			if (!strncmp(*a, "-pass-remarks-output=", 21) && stat(*a + 21, &st) == 0 &&
-			    st.st_size == 0)
-				unlink(*a + 21);
-		}
+		if (stat(remark_paths.v[i], &st) == 0 && st.st_size == 0)
+			unlink(remark_paths.v[i]);
+	}
+}
+
+/* The files a chain's steps write beside the output: -keep's modules and
+ * -save-remarks' YAML, both named BASE.N-STAGE. */
+static void
+name_files(struct chain *c, const char *base, size_t first)
+{
+	if (o.keep)
+		keep_files(c, base, first);
+	if (o.save_remarks)
+		remark_files(c, base, first);
 }
 
 /* -MD for a .bc or .ll input: the input is the one dependency. */
@@ -639,29 +823,426 @@ list_knobs(void)
 		       types[nv_knobs[k].type], nv_knobs[k].def, nv_knobs[k].help);
 }
 
-static int
-run(struct chain *c)
+static void
+print_pipeline(const char *dir)
 {
-	int rc = 0, in_fd;
+	static const char *const phase[] = { "", "phase I ", "phase II", "codegen " };
+	enum nv_pipe_id pipe = the_pipe();
 
-	if (o.keep) {
-		for (size_t i = 0; i < c->n && !rc; i++)
-			rc = nv_spawn_chain(&c->argv[i], 1, -1, -1);
-		return rc;
+	printf("%s\n", nv_pipe_name(pipe));
+	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++) {
+		char **av;
+
+		if (!in_pipe(s, pipe))
+			continue;
+		av = stage_argv(s, dir);
+		printf("  %s  %s", phase[s->phase], s->prog);
+		for (size_t i = 1; av[i]; i++)
+			printf(" %s", nv_shell_quote(av[i]));
+		printf("\n");
 	}
-	in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	rc = nv_spawn_chain(c->argv, c->n, in_fd, -1);
+	if (has_phase(pipe, NV_PHASE_2))
+		printf("(phase II runs per function: nv-split -n N cuts the module, each part runs the\n"
+		       " phase II steps as its own chain, nv-link -split-map joins them before codegen)\n");
+}
+
+/* --- running chains: one, or many at once within the jobserver --- */
+
+static struct nv_js js;
+static FILE *timing;
+
+/* Paths to remove on a signal: set up before anything runs. */
+static char **sig_paths;
+static size_t nsig_paths;
+static const char *sig_dir;
+
+static void
+on_signal(void)
+{
+	int saved = errno;
+
+	nv_js_release_all();
+	/* the stages were sent SIGTERM: let them remove their own temp files */
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	errno = saved;
+	for (size_t i = 0; i < nsig_paths; i++)
+		unlink(sig_paths[i]);
+	if (sig_dir)
+		rmdir(sig_dir);
+}
+
+static void
+record_times(const struct chain *c)
+{
+	if (!timing)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(timing, "%s , %s (%s) ,  ,  , %s , nvcc-lite , %.4f , ms\n", o.input, c->name[i],
+		        c->label, o.arch, c->run.ms[i]);
+}
+
+static int
+start(struct chain *c)
+{
+	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), rc;
+
+	if (o.verbose)
+		show_chain(stderr, c, "");
+	rc = nv_chain_start(&c->run, c->argv, c->n, in_fd, -1);
 	close(in_fd);
 	return rc;
+}
+
+/* Hold no more tokens than the chains running beyond the first (rule 5). */
+static void
+trim_tokens(size_t running)
+{
+	while (nv_js_held() > (running ? running - 1 : 0))
+		nv_js_release(&js);
+}
+
+/* Run chains[0..n) at most max at once, or as make's tokens allow; -keep
+ * runs each step alone.  0, or -1 when some chain failed (reported, the
+ * others stopped). */
+static int
+run_chains(struct chain *cs, size_t n, size_t max)
+{
+	size_t next = 0, running = 0;
+	int failed = 0, sigfd = nv_proc_sigchld_fd();
+
+	while (next < n || running) {
+		while (!failed && next < n) {
+			if (running && js.active ? nv_js_try_acquire(&js) <= 0 : running >= max)
+				break;
+			if (start(&cs[next]))
+				failed = 1;
+			running += cs[next++].run.alive > 0;
+			if (failed)
+				break;
+		}
+		for (struct nv_chain *w; (w = nv_chain_wait(0));) {
+			struct chain *c = NULL;
+
+			for (size_t i = 0; i < next; i++)
+				if (&cs[i].run == w)
+					c = &cs[i];
+			if (c && w->failed && w->culprit == -1) {
+				nv_chain_blame(w);
+				nv_chain_report(w);
+				if (!failed)
+					for (size_t i = 0; i < next; i++)
+						nv_chain_kill(&cs[i].run);
+				failed = 1;
+			}
+			if (c && w->alive == 0) {
+				running--;
+				record_times(c);
+				trim_tokens(running);
+			}
+		}
+		if (running == 0) {
+			if (failed || next == n)
+				break;
+			continue; /* the next chain takes our own slot */
+		}
+		{
+			struct pollfd pf[2] = { { sigfd, POLLIN, 0 }, { js.rfd, POLLIN, 0 } };
+			int want_token = js.active && !failed && next < n && running;
+			char buf[64];
+
+			if (poll(pf, want_token ? 2 : 1, -1) < 0 && errno != EINTR)
+				nv_fatal("poll:");
+			while (read(sigfd, buf, sizeof(buf)) > 0)
+				;
+		}
+	}
+	trim_tokens(0);
+	return failed ? -1 : 0;
+}
+
+static int
+run_one(struct chain *c)
+{
+	if (o.keep) {
+		/* one step at a time: each writes its file before the next reads it */
+		for (size_t i = 0; i < c->n; i++) {
+			struct chain one = { .n = 1, .label = c->label };
+
+			one.argv[0] = c->argv[i];
+			one.name[0] = c->name[i];
+			if (run_chains(&one, 1, 1))
+				return -1;
+		}
+		return 0;
+	}
+	return run_chains(c, 1, 1);
+}
+
+/* Functions the module at path defines (-1 if it cannot be read). */
+static int
+count_defs(const char *path)
+{
+	LLVMContextRef ctx = LLVMContextCreate();
+	LLVMModuleRef m;
+	int n = -1;
+
+	if (!nv_io_read_module(ctx, path, &m)) {
+		n = (int)nv_split_count_defs(m);
+		LLVMDisposeModule(m);
+	}
+	LLVMContextDispose(ctx);
+	return n;
+}
+
+/* How many parts Phase II is cut into: make's -jN, -split-compile, else 1. */
+static unsigned
+parts_wanted(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (js.active)
+		return js.hint > 0 ? (unsigned)js.hint : (unsigned)(cpus > 0 ? cpus : 1);
+	if (o.split_compile == 0)
+		return (unsigned)(cpus > 0 ? cpus : 1);
+	return o.split_compile > 0 ? (unsigned)o.split_compile : 1;
+}
+
+/* The whole build.  tmp is the directory for intermediates (TMP_MARK in
+ * -dryrun); base the input's stem. */
+struct plan {
+	const char *dir, *ext, *out, *tmp, *base;
+	enum nv_pipe_id pipe;
+	char *p1;             /* Phase I's output, when there is a Phase II */
+	size_t n1;            /* Phase I's steps, front end included */
+	unsigned nparts;
+};
+
+static void
+phase1_chain(struct plan *p, struct chain *c)
+{
+	int split = has_phase(p->pipe, NV_PHASE_2);
+
+	memset(c, 0, sizeof(*c));
+	c->label = "phase I";
+	if (!strcmp(p->ext, "cu"))
+		add_step(c, "front end", front_end(p->dir));
+	add_phase(c, p->pipe, NV_PHASE_1, p->dir);
+	if (!split)
+		add_phase(c, p->pipe, NV_PHASE_CODEGEN, p->dir);
+	if (split) {
+		/* named like a kept file, so -keep keeps it under that name */
+		p->p1 = xasprintf("%s/%s.%zu-%s.bc", p->tmp, p->base, c->n ? c->n - 1 : 0,
+		                  c->n ? c->name[c->n - 1] : "nv-opt");
+	}
+	wire(c, strcmp(p->ext, "cu") ? o.input : NULL, split ? p->p1 : p->out, p->dir);
+	p->n1 = c->n;
+	name_files(c, p->base, 0);
+}
+
+/* Phase II (and codegen) on one module: in -> out. */
+static void
+phase2_chain(struct plan *p, struct chain *c, const char *in, const char *out, int codegen,
+             const char *label)
+{
+	memset(c, 0, sizeof(*c));
+	c->label = label;
+	add_phase(c, p->pipe, NV_PHASE_2, p->dir);
+	if (codegen)
+		add_phase(c, p->pipe, NV_PHASE_CODEGEN, p->dir);
+	wire(c, in, out, p->dir);
+	if (codegen) {
+		name_files(c, p->base, p->n1);
+	} else {
+		char *kb = xasprintf("%s.%s", p->base, strrchr(label, ' ') + 1);
+
+		name_files(c, kb, p->n1); /* BASE.K.N-STAGE for part K */
+		free(kb);
+	}
+}
+
+static char *
+tmp_path(const struct plan *p, const char *what)
+{
+	return xasprintf("%s/%s.%s", p->tmp, p->base, what);
+}
+
+static void
+split_chain(struct plan *p, struct chain *c)
+{
+	char *prefix = tmp_path(p, "split");
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+	char *prog = nv_spawn_find("nv-split", p->dir);
+
+	if (!prog)
+		nv_fatal("cannot find nv-split beside nvcc-lite in %s", p->dir);
+	memset(c, 0, sizeof(*c));
+	c->label = "split";
+	nv_strv_push(av, prog);
+	nv_strv_pushf(av, "-n");
+	nv_strv_pushf(av, "%u", p->nparts);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, prefix);
+	nv_strv_push(av, p->p1);
+	add_step(c, "nv-split", av->v);
+	free(prog);
+	free(prefix);
+}
+
+/* nv-link -split-map joins the parts (a list, or one glob in -dryrun). */
+static void
+join_chain(struct plan *p, struct chain *c, char **parts, size_t n)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+	char *prog = nv_spawn_find("nv-link", p->dir), *map = tmp_path(p, "split.map");
+
+	if (!prog)
+		nv_fatal("cannot find nv-link beside nvcc-lite in %s", p->dir);
+	memset(c, 0, sizeof(*c));
+	c->label = "join";
+	nv_strv_push(av, prog);
+	nv_strv_pushf(av, "-split-map=%s", map);
+	for (size_t i = 0; i < n; i++)
+		nv_strv_push(av, parts[i]);
+	add_step(c, "nv-link", av->v);
+	add_phase(c, p->pipe, NV_PHASE_CODEGEN, p->dir);
+	c->argv[c->n - 1] = append(c->argv[c->n - 1], "-o", p->out);
+	name_files(c, p->base, p->n1 + count_phase(p->pipe, NV_PHASE_2));
+	free(prog);
+	free(map);
+}
+
+static void
+dryrun(struct plan *p)
+{
+	struct chain c;
+
+	printf("#!/bin/sh\n# nvcc-lite %s: %s\nset -e\n", nv_pipe_name(p->pipe), o.input);
+	if (o.save_remarks)
+		printf("mkdir -p %s\n", nv_shell_quote(o.save_remarks));
+	phase1_chain(p, &c);
+	if (!p->p1) {
+		show_chain(stdout, &c, "");
+		return;
+	}
+	if (o.keep)
+		printf("tmp=%s\n", nv_shell_quote(o.keep_dir ? o.keep_dir : "."));
+	else
+		printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
+	show_chain(stdout, &c, "");
+	if (p->nparts <= 1) {
+		phase2_chain(p, &c, p->p1, p->out, 1, "phase II");
+		show_chain(stdout, &c, "");
+		return;
+	}
+	split_chain(p, &c);
+	show_chain(stdout, &c, "");
+	printf("for p in \"$tmp\"/%s.split.*.bc; do\n  i=${p%%.bc}; i=${i##*.}\n", p->base);
+	{
+		char *out = tmp_path(p, "p2." NUM_MARK ".bc");
+
+		phase2_chain(p, &c, PART_MARK, out, 0, "phase II");
+		show_chain(stdout, &c, "  ");
+		free(out);
+	}
+	printf("done\n");
+	{
+		char *glob = tmp_path(p, "p2.*.bc");
+
+		join_chain(p, &c, &glob, 1);
+		show_chain(stdout, &c, "");
+		free(glob);
+	}
+}
+
+/* Every file the build may write in tmp, for cleanup (and the signal hook). */
+static void
+plan_paths(struct plan *p, struct nv_strv *paths)
+{
+	nv_strv_push(paths, p->p1);
+	for (unsigned i = 0; i < p->nparts; i++) {
+		nv_strv_pushf(paths, "%s/%s.split.%u.bc", p->tmp, p->base, i);
+		nv_strv_pushf(paths, "%s/%s.p2.%u.bc", p->tmp, p->base, i);
+	}
+	nv_strv_pushf(paths, "%s/%s.split.map", p->tmp, p->base);
+}
+
+static int
+build(struct plan *p)
+{
+	struct chain c, *cs;
+	struct nv_strv paths = { 0 }, outs = { 0 };
+	int rc, ndefs;
+
+	phase1_chain(p, &c);
+	if (!p->p1)
+		return run_one(&c);
+	plan_paths(p, &paths);
+	sig_paths = paths.v;
+	nsig_paths = paths.n;
+	rc = run_one(&c);
+	if (rc)
+		goto out;
+	ndefs = count_defs(p->p1);
+	if (ndefs < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (p->nparts > (unsigned)ndefs)
+		p->nparts = ndefs > 0 ? (unsigned)ndefs : 1;
+	if (p->nparts <= 1) {
+		/* one function (or one part): no split, no join */
+		phase2_chain(p, &c, p->p1, p->out, 1, "phase II");
+		rc = run_one(&c);
+		goto out;
+	}
+	split_chain(p, &c);
+	rc = run_one(&c);
+	cs = xcalloc(p->nparts, sizeof(*cs));
+	for (unsigned i = 0; !rc && i < p->nparts; i++) {
+		char *in = xasprintf("%s/%s.split.%u.bc", p->tmp, p->base, i);
+		char *label = xasprintf("phase II part %u", i);
+
+		nv_strv_pushf(&outs, "%s/%s.p2.%u.bc", p->tmp, p->base, i);
+		phase2_chain(p, &cs[i], in, outs.v[i], 0, label);
+		free(in);
+	}
+	for (unsigned i = 0; !rc && o.keep && i < p->nparts; i++)
+		rc = run_one(&cs[i]); /* -keep: each step through its file, in turn */
+	if (!rc && !o.keep)
+		rc = run_chains(cs, p->nparts, p->nparts);
+	if (!rc) {
+		join_chain(p, &c, outs.v, outs.n);
+		rc = run_one(&c);
+	}
+	free(cs);
+out:
+	for (size_t i = 0; !o.keep && i < paths.n; i++)
+		unlink(paths.v[i]);
+	nsig_paths = 0;
+	nv_strv_free(&outs);
+	return rc;
+}
+
+static void
+open_timing(void)
+{
+	struct stat st;
+	int fresh = stat(o.time_file, &st) || st.st_size == 0;
+
+	timing = fopen(o.time_file, "a");
+	if (!timing)
+		nv_fatal("cannot open -time file '%s':", o.time_file);
+	if (fresh)
+		fprintf(timing, "source file name , phase name , phase input files , phase output file , "
+		                "arch , tool, metric , unit\n");
 }
 
 int
 main(int argc, char **argv)
 {
-	struct chain c = { 0 };
-	const char *ext;
-	char *out;
-	enum nv_pipe_id pipe;
+	struct plan p = { 0 };
+	char tmpl[4096];
 	int rc;
 
 	nv_diag_init(argv[0]);
@@ -675,8 +1256,6 @@ main(int argc, char **argv)
 			list_knobs();
 		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
-	if (!o.input)
-		nv_usage_error("no input file (see 'nvcc-lite --help')");
 	o.arch = nv_target_arch_or_die(o.arch)->name;
 	if (o.fast_math) {
 		/* nvcc: --use_fast_math -> -ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1 -fast-math */
@@ -685,32 +1264,64 @@ main(int argc, char **argv)
 		o.prec_sqrt = o.prec_sqrt < 0 ? 0 : o.prec_sqrt;
 	}
 	check_knobs();
-	ext = ext_of(o.input);
-	if (strcmp(ext, "cu") && strcmp(ext, "bc") && strcmp(ext, "ll"))
+	p.dir = self_dir();
+	p.pipe = the_pipe();
+	if (o.print_pipeline) {
+		print_pipeline(p.dir);
+		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+	}
+	if (!o.input)
+		nv_usage_error("no input file (see 'nvcc-lite --help')");
+	/* make's fds are checked before this process opens any file (rule 4) */
+	if (!o.dryrun && nv_js_init(&js, getenv("MAKEFLAGS"), o.jobserver))
+		nv_exit(NV_EXIT_ERROR);
+	p.ext = ext_of(o.input);
+	if (strcmp(p.ext, "cu") && strcmp(p.ext, "bc") && strcmp(p.ext, "ll"))
 		nv_usage_error("don't know what to do with '%s': expected a .cu, .bc or .ll file", o.input);
 	if (access(o.input, R_OK))
 		nv_fatal("cannot read '%s':", o.input);
-	out = o.output ? xstrdup(o.output)
-	               : xasprintf("%s.%s", stem(o.input),
-	                           o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "bc");
-	pipe = (enum nv_pipe_id)o.olevel;
+	p.out = o.output ? xstrdup(o.output)
+	                 : xasprintf("%s.%s", stem(o.input),
+	                             o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "bc");
+	p.base = stem(o.input);
 	if (o.deps)
-		dep_defaults(out);
-	build_chain(&c, ext, self_dir(), out, pipe);
+		dep_defaults(p.out);
+	p.nparts = parts_wanted();
 	if (o.keep)
-		keep_files(&c, stem(o.input));
-	if (o.save_remarks)
-		remark_files(&c, stem(o.input));
-	if (o.dryrun || o.verbose)
-		show(&c, pipe);
-	if (o.dryrun)
+		p.tmp = o.keep_dir ? o.keep_dir : ".";
+	else if (o.dryrun)
+		p.tmp = TMP_MARK;
+	if (o.dryrun) {
+		dryrun(&p);
 		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
-	rc = run(&c);
-	if (o.save_remarks)
-		drop_empty_remarks(&c);
-	if (!rc && o.deps && strcmp(ext, "cu"))
+	}
+	if (!p.tmp) {
+		const char *t = getenv("TMPDIR");
+
+		snprintf(tmpl, sizeof(tmpl), "%s/nvcc-lite.XXXXXX", t && *t ? t : "/tmp");
+		if (!mkdtemp(tmpl))
+			nv_fatal("cannot create a temporary directory in %s:", t && *t ? t : "/tmp");
+		p.tmp = tmpl;
+		sig_dir = tmpl;
+	}
+	if (o.time_file)
+		open_timing();
+	if (o.save_remarks && mkdir(o.save_remarks, 0777) && errno != EEXIST)
+		nv_fatal("cannot create '%s':", o.save_remarks);
+	nv_proc_on_signal(on_signal);
+	if (o.verbose && p.pipe != NV_PIPE_O0)
+		fprintf(stderr, "#$ %s\n", nv_pipe_name(p.pipe));
+	rc = build(&p);
+	drop_empty_remarks();
+	if (!rc && o.deps && strcmp(p.ext, "cu"))
 		write_deps();
+	if (sig_dir)
+		rmdir(sig_dir);
+	sig_dir = NULL;
+	nv_js_release_all();
+	if (timing && fclose(timing) && !rc)
+		nv_fatal("cannot write -time file '%s':", o.time_file);
 	if (rc)
-		remove_output(out);
+		remove_output(p.out);
 	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);
 }

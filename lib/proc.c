@@ -17,16 +17,80 @@
 
 extern char **environ;
 
-/* The running chain, for the signal hook: stop the stages with us. */
-static pid_t *volatile running;
-static volatile size_t nrunning;
+/* Every child of every chain started, for reaping and the signal hook. */
+#define MAX_CHILDREN 512
+static struct child {
+	pid_t pid;
+	struct nv_chain *c;
+	size_t i;
+} children[MAX_CHILDREN];
+static void (*extra_hook)(void);
+static int sigchld_pipe[2] = { -1, -1 };
 
 static void
 stop_running(void)
 {
-	for (size_t i = 0; i < nrunning; i++)
-		if (running[i] > 0)
-			kill(running[i], SIGTERM);
+	for (size_t i = 0; i < MAX_CHILDREN; i++)
+		if (children[i].pid > 0)
+			kill(children[i].pid, SIGTERM);
+	if (extra_hook)
+		extra_hook();
+}
+
+void
+nv_proc_on_signal(void (*fn)(void))
+{
+	extra_hook = fn;
+	nv_diag_on_signal(stop_running);
+}
+
+static void
+on_sigchld(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (write(sigchld_pipe[1], "", 1) < 0) {
+		/* full: a wake-up is pending anyway */
+	}
+	errno = saved;
+}
+
+int
+nv_proc_sigchld_fd(void)
+{
+	struct sigaction sa;
+
+	if (sigchld_pipe[0] >= 0)
+		return sigchld_pipe[0];
+	if (pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK))
+		nv_fatal("pipe:");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	return sigchld_pipe[0];
+}
+
+static void
+track(pid_t pid, struct nv_chain *c, size_t i)
+{
+	for (size_t k = 0; k < MAX_CHILDREN; k++)
+		if (children[k].pid == 0) {
+			children[k] = (struct child){ pid, c, i };
+			return;
+		}
+	nv_fatal("more than %d processes at once", MAX_CHILDREN);
+}
+
+static double
+ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
 static int
@@ -81,63 +145,62 @@ report(const char *prog, int status)
 		         strsignal(WTERMSIG(status)));
 }
 
-/* Reap w (status st) into the chain's bookkeeping; its index or -1. */
-static long
-reap(pid_t *pid, int *status, size_t n, pid_t w, int st)
+/* Record the exit of child w; its chain, or NULL if w is not ours. */
+static struct nv_chain *
+dispatch(pid_t w, int st)
 {
-	for (size_t i = 0; i < n; i++)
-		if (pid[i] == w) {
-			pid[i] = 0;
-			status[i] = st;
-			return (long)i;
+	for (size_t k = 0; k < MAX_CHILDREN; k++) {
+		struct nv_chain *c = children[k].c;
+		size_t i = children[k].i;
+
+		if (children[k].pid != w)
+			continue;
+		children[k].pid = 0;
+		c->pid[i] = 0;
+		c->status[i] = st;
+		c->ms[i] = ms_since(&c->t0[i]);
+		c->alive--;
+		if (st != 0 && !c->failed) {
+			c->failed = 1;
+			c->first = (long)i;
 		}
-	return -1;
+		return c;
+	}
+	return NULL;
 }
 
-/*
- * Which stage to blame.  A stage that fails closes its pipes, and the ones
- * next to it then fail too (empty input, broken pipe), a moment later; but
- * the order in which exits are reaped does not prove which came first.  So
- * after the first failure, upstream stages still running get a short grace
- * period, and an upstream failure found in it is the cause.
- */
-static size_t
-blame(pid_t *pid, int *status, size_t n, size_t first)
+struct nv_chain *
+nv_chain_wait(int block)
 {
-	struct timespec nap = { 0, 2 * 1000 * 1000 };
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, block ? 0 : WNOHANG);
+		struct nv_chain *c;
 
-	for (int tick = 0; tick < 100; tick++) {
-		int st, upstream_alive = 0;
-		pid_t w;
-
-		for (size_t j = 0; j < first; j++)
-			upstream_alive |= pid[j] > 0;
-		if (!upstream_alive)
-			break;
-		w = waitpid(-1, &st, WNOHANG);
-		if (w > 0)
-			reap(pid, status, n, w, st);
-		else
-			nanosleep(&nap, NULL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return NULL;
+		if ((c = dispatch(w, st)))
+			return c;
 	}
-	for (size_t j = 0; j < first; j++)
-		if (pid[j] == 0 && status[j] != 0)
-			return j;
-	return first;
 }
 
 int
-nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
+nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int out_fd)
 {
-	pid_t *pid = xcalloc(n, sizeof(*pid));
-	int *status = xcalloc(n, sizeof(*status));
-	int prev = in_fd, failed = 0;
-	long culprit = -1;
+	int prev = in_fd;
 
-	running = pid;
-	nrunning = n;
-	nv_diag_on_signal(stop_running);
-
+	memset(c, 0, sizeof(*c));
+	c->argv = argvs;
+	c->n = n;
+	c->pid = xcalloc(n, sizeof(*c->pid));
+	c->status = xcalloc(n, sizeof(*c->status));
+	c->ms = xcalloc(n, sizeof(*c->ms));
+	c->t0 = xcalloc(n, sizeof(*c->t0));
+	c->first = c->culprit = -1;
+	if (!extra_hook)
+		nv_diag_on_signal(stop_running);
 	for (size_t i = 0; i < n; i++) {
 		posix_spawn_file_actions_t fa;
 		int p[2] = { -1, -1 }, out = out_fd, rc;
@@ -152,7 +215,8 @@ nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
 			posix_spawn_file_actions_adddup2(&fa, prev, 0);
 		if (out >= 0)
 			posix_spawn_file_actions_adddup2(&fa, out, 1);
-		rc = posix_spawn(&pid[i], argvs[i][0], &fa, NULL, argvs[i], environ);
+		clock_gettime(CLOCK_MONOTONIC, &c->t0[i]);
+		rc = posix_spawn(&c->pid[i], argvs[i][0], &fa, NULL, argvs[i], environ);
 		posix_spawn_file_actions_destroy(&fa);
 		if (prev >= 0 && prev != in_fd)
 			close(prev);
@@ -162,44 +226,97 @@ nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
 		if (rc) {
 			errno = rc;
 			nv_error("cannot run '%s':", argvs[i][0]);
-			pid[i] = 0;
-			failed = 1;
-			for (size_t j = 0; j < i; j++)
-				kill(pid[j], SIGTERM);
+			c->pid[i] = 0;
+			c->failed = 1;
+			c->culprit = -2; /* reported */
+			nv_chain_kill(c);
 			break;
 		}
+		track(c->pid[i], c, i);
+		c->alive++;
 	}
 	if (prev >= 0 && prev != in_fd)
 		close(prev);
-	for (;;) {
-		int st, any = 0;
-		pid_t w;
-		long i;
+	return c->failed ? -1 : 0;
+}
 
-		for (size_t j = 0; j < n; j++)
-			any |= pid[j] > 0;
-		if (!any)
+void
+nv_chain_kill(struct nv_chain *c)
+{
+	for (size_t j = 0; j < c->n; j++)
+		if (c->pid[j] > 0)
+			kill(c->pid[j], SIGTERM);
+}
+
+/*
+ * Which stage to blame.  A stage that fails closes its pipes, and the ones
+ * next to it then fail too (empty input, broken pipe), a moment later; but
+ * the order in which exits are reaped does not prove which came first.  So
+ * after the first failure the others get a short grace period; then a
+ * stage killed by a signal of its own (not our SIGTERM) is the cause, else
+ * the first failing stage upstream.
+ */
+void
+nv_chain_blame(struct nv_chain *c)
+{
+	struct timespec nap = { 0, 2 * 1000 * 1000 };
+
+	if (c->culprit != -1 || c->first < 0)
+		return;
+	for (int tick = 0; tick < 100 && c->alive > 0; tick++)
+		if (!nv_chain_wait(0))
+			nanosleep(&nap, NULL);
+	c->culprit = c->first;
+	for (size_t j = 0; j < c->n; j++)
+		if (c->pid[j] == 0 && WIFSIGNALED(c->status[j]) && WTERMSIG(c->status[j]) != SIGTERM &&
+		    WTERMSIG(c->status[j]) != SIGPIPE) {
+			c->culprit = (long)j;
+			nv_chain_kill(c);
+			return;
+		}
+	for (size_t j = 0; j < c->n; j++)
+		if (c->pid[j] == 0 && c->status[j] != 0) {
+			c->culprit = (long)j;
 			break;
-		w = waitpid(-1, &st, 0);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
+		}
+	nv_chain_kill(c);
+}
+
+void
+nv_chain_report(const struct nv_chain *c)
+{
+	if (c->culprit >= 0)
+		report(c->argv[c->culprit][0], c->status[c->culprit]);
+}
+
+void
+nv_chain_release(struct nv_chain *c)
+{
+	free(c->pid);
+	free(c->status);
+	free(c->ms);
+	free(c->t0);
+	memset(c, 0, sizeof(*c));
+}
+
+int
+nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
+{
+	struct nv_chain c;
+	int rc = nv_chain_start(&c, argvs, n, in_fd, out_fd);
+
+	while (c.alive > 0) {
+		struct nv_chain *w = nv_chain_wait(1);
+
+		if (!w)
 			break;
-		i = reap(pid, status, n, w, st);
-		if (i < 0 || st == 0 || failed)
-			continue;
-		failed = 1;
-		culprit = (long)blame(pid, status, n, (size_t)i);
-		for (size_t j = 0; j < n; j++)
-			if (pid[j] > 0)
-				kill(pid[j], SIGTERM);
+		if (w == &c && c.failed && c.culprit == -1)
+			nv_chain_blame(&c);
 	}
-	nrunning = 0;
-	if (culprit >= 0)
-		report(argvs[culprit][0], status[culprit]);
-	free(pid);
-	free(status);
-	return failed ? -1 : 0;
+	nv_chain_report(&c);
+	rc = rc || c.failed ? -1 : 0;
+	nv_chain_release(&c);
+	return rc;
 }
 
 const char *

@@ -6,6 +6,20 @@
  * is named: "nv-llc failed with exit status 1", "nv-opt killed by signal 11".
  */
 #include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* A running chain.  Many may run at once; nv_chain_wait reaps for all. */
+struct nv_chain {
+	char **const *argv;
+	size_t n, alive;
+	pid_t *pid;
+	int *status;             /* wait status of each stage */
+	double *ms;              /* wall time of each stage, spawn to exit */
+	struct timespec *t0;
+	int failed;              /* some stage failed (or could not start) */
+	long first, culprit;     /* first failure reaped; the stage blamed (-1 none yet) */
+};
 
 /* Find prog: an absolute or relative path as is, else dir/prog if dir is
  * given and it exists, else the first match on PATH.  NULL if none; caller frees. */
@@ -14,6 +28,25 @@ char *nv_spawn_find(const char *prog, const char *dir);
  * writing out_fd (-1: inherit).  Returns 0 when every program exited 0;
  * otherwise prints which one failed and how, and returns -1. */
 int nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd);
+/* Start argvs[0] | ... | argvs[n-1] without waiting; 0, or -1 after
+ * reporting a program that could not be started (the rest are stopped). */
+int nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int out_fd);
+/* Reap one child of any chain (blocking or not) and return its chain;
+ * NULL when nothing was reaped. */
+struct nv_chain *nv_chain_wait(int block);
+/* After c failed: give upstream stages a moment, choose the stage to blame,
+ * stop the others. */
+void nv_chain_blame(struct nv_chain *c);
+/* SIGTERM to every live stage of c. */
+void nv_chain_kill(struct nv_chain *c);
+/* "nv-llc failed with exit status 1" for the stage blamed, if any. */
+void nv_chain_report(const struct nv_chain *c);
+void nv_chain_release(struct nv_chain *c);
+/* On SIGINT/SIGTERM/SIGHUP: stop every child, then run fn (async-signal-safe). */
+void nv_proc_on_signal(void (*fn)(void));
+/* A fd that becomes readable when a child exits (a SIGCHLD self-pipe);
+ * drain it before reaping. */
+int nv_proc_sigchld_fd(void);
 /* Quote s for a POSIX shell when it needs it; the result is static until
  * the next call. */
 const char *nv_shell_quote(const char *s);

@@ -27,6 +27,14 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,simplifycfg,"
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg)",
 	  "after nv-unroll: promote local arrays the unrolling made constant-indexed, fold the copies" },
+	{ "post-unroll-t1",
+	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,"
+	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>)",
+	  "post-unroll at tier 1 (-O1): without SimplifyCFG, which the seed's tier 1 skips" },
+	{ "post-unroll-t3",
+	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,simplifycfg,"
+	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg,tailcallelim)",
+	  "post-unroll at tier 3 (-O3): with TailCallElim, one of the seed's tier-3 extras" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",

@@ -1,0 +1,55 @@
+#ifndef NV_SPLIT_H
+#define NV_SPLIT_H
+/*
+ * split: cicc's split-module, for Phase II.  A module is cut into parts
+ * that each define some of its functions; every part keeps every global
+ * variable (with its initializer) and every other function as a
+ * declaration, in the module's order.  Internal and private symbols are
+ * made external in every part so the parts can be joined by name; the map
+ * records their linkage (and which had no name) for the join to restore.
+ *
+ * The join (nv-link -split-map) links the functions one at a time in the
+ * order of the parts' function lists, so the joined module, and the PTX
+ * made from it, do not depend on how many parts there were.
+ */
+#include <stdio.h>
+
+#include <llvm-c/Types.h>
+
+/* One symbol whose linkage the split changed. */
+struct nv_split_rec {
+	char *name;
+	int linkage;   /* LLVMLinkage: internal or private */
+	int anon;      /* it had no name; the split gave it one */
+};
+
+struct nv_split_map {
+	unsigned nparts;
+	struct nv_split_rec *rec;
+	size_t nrec;
+};
+
+/* Defined functions of m. */
+unsigned nv_split_count_defs(LLVMModuleRef m);
+/* Cut m (consumed) into at most n parts, largest functions first, each to
+ * the part with the least work so far.  A module with one defined function
+ * is not cut: parts[0] is m.  0 or -1 after an error. */
+int nv_split_module(LLVMModuleRef m, unsigned n, LLVMModuleRef **parts, unsigned *nparts,
+                    struct nv_split_map *map);
+/* The part of m (consumed) that defines only function name; -1 if m does
+ * not define it. */
+int nv_split_function(LLVMModuleRef m, const char *name, LLVMModuleRef *part,
+                      struct nv_split_map *map);
+/* Write map as text to fp; 0 or -1. */
+int nv_split_map_write(const struct nv_split_map *map, FILE *fp);
+/* Read a map written by nv_split_map_write; 0, or -1 after an error. */
+int nv_split_map_read(const char *path, struct nv_split_map *map);
+void nv_split_map_release(struct nv_split_map *map);
+/* Join the parts (consumed) into *out and restore the map's linkage.
+ * 0, or -1 after an error. */
+int nv_split_join(LLVMModuleRef *parts, unsigned n, const struct nv_split_map *map,
+                  LLVMModuleRef *out);
+/* Turn f into a declaration in place (its position in the module stays). */
+void nv_split_strip_body(LLVMValueRef f);
+
+#endif

@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# nv-split and nv-link -split-map: per-function parts and their join.
+
+load helper
+
+setup_file() {
+	export MANY
+	MANY="$BATS_FILE_TMPDIR/many.cu"
+	# every benchmark kernel in one file, each in its own namespace
+	for f in "$TOP"/bench/kernels/*.cu; do
+		echo "namespace ns_$(basename "$f" .cu) {"
+		grep -v '^#include' "$f"
+		echo "}"
+	done >"$MANY"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# same_functions A B: every function of A is in B with the same body (llvm-diff)
+same_functions() {
+	run llvm-diff "$1" "$2"
+	assert_success
+	assert_output ""
+}
+
+@test "nv-split cuts a module into at most N parts, largest first, and writes the map" {
+	nvcc-lite -arch=sm_90 -emit-llvm -split-compile=1 "$MANY" -o many.bc 2>/dev/null
+	run nv-split -n 4 -o part many.bc
+	assert_success
+	for i in 0 1 2 3; do assert_file_exists part.$i.bc; done
+	assert_file_not_exists part.4.bc
+	run head -2 part.map
+	assert_output $'nv-split-map 1\nparts 4'
+	# each function is defined in exactly one part
+	total=0
+	for i in 0 1 2 3; do
+		n=$(llvm-dis part.$i.bc -o - | grep -c '^define')
+		[ "$n" -ge 1 ] || fail "part $i defines nothing"
+		total=$((total + n))
+	done
+	assert_equal "$total" "$(llvm-dis many.bc -o - | grep -c '^define')"
+}
+
+@test "split then join gives back every function of the benchmark kernels unchanged" {
+	nvcc-lite -arch=sm_90 -emit-llvm -O3 -Xcicc -disable-LoopUnrollPass "$MANY" -o many.bc 2>/dev/null
+	for n in 1 2 5; do
+		nv-split -n $n -o p$n many.bc
+		nv-link -split-map=p$n.map p$n.*.bc -o joined$n.bc
+		same_functions many.bc joined$n.bc
+	done
+	cmp joined2.bc joined5.bc
+}
+
+@test "split then join gives back every function of libdevice unchanged" {
+	ld=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
+	[ -f "$ld" ] || skip "CUDA's libdevice is not installed"
+	nv-split -n 3 -o ld "$ld"
+	nv-link -split-map=ld.map ld.0.bc ld.1.bc ld.2.bc -o joined.bc
+	same_functions "$ld" joined.bc
+}
+
+@test "internal functions and variables are external in the parts and internal again after the join" {
+	cat >k.ll <<'LL'
+@counter = internal addrspace(1) global i32 0
+@0 = private addrspace(1) constant i32 7
+define internal i32 @helper(i32 %x) {
+  %v = load i32, ptr addrspace(1) @0
+  %y = add i32 %x, %v
+  ret i32 %y
+}
+define void @k1(ptr %p) {
+  %r = call i32 @helper(i32 1)
+  store i32 %r, ptr %p
+  ret void
+}
+define void @k2(ptr %p) {
+  %c = load i32, ptr addrspace(1) @counter
+  store i32 %c, ptr %p
+  ret void
+}
+LL
+	nv-split -n 3 -o s k.ll
+	run llvm-dis s.0.bc -o -
+	refute_output --partial "internal"
+	run cat s.map
+	assert_line "internal counter"
+	assert_line "internal helper"
+	assert_line --regexp '^private-anon __nv_split_anon\.0$'
+	nv-link -split-map=s.map s.2.bc s.0.bc s.1.bc -S -o j.ll
+	grep -q '^@counter = internal addrspace(1) global i32 0' j.ll
+	grep -q '^@0 = private addrspace(1) constant i32 7' j.ll
+	grep -q '^define internal i32 @helper' j.ll
+	same_functions k.ll j.ll
+}
+
+@test "--function writes the part that defines only that function" {
+	nv-opt "$(fixture_bc saxpy)" -o k.bc
+	name=$(llvm-dis k.bc -o - | sed -n 's/^define .*@\([A-Za-z0-9_]*\)(.*/\1/p' | head -1)
+	run nv-split --function "$name" -S k.bc
+	assert_success
+	assert_output --partial "define "
+	run --separate-stderr nv-split --function no_such_function k.bc
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nv-split: error: the module does not define function 'no_such_function'"
+}
+
+@test "usage errors: -n without -o, -n with --function, a part count the map does not record" {
+	bc=$(fixture_bc saxpy)
+	run --separate-stderr nv-split -n 2 "$bc"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nv-split: error: -n needs -o PREFIX: the parts are files"
+	run --separate-stderr nv-split -n 2 --function f -o x "$bc"
+	assert_equal "$status" 2
+	nv-split -n 1 -o one "$bc"
+	run --separate-stderr nv-link -split-map=one.map one.0.bc one.0.bc
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nv-link: error: the split map 'one.map' records 1 parts, not 2"
+	echo garbage >bad.map
+	run --separate-stderr nv-link -split-map=bad.map one.0.bc
+	assert_equal "$status" 1
+	assert_one_error nv-link
+}
+
+@test "-split-compile=1, 2 and 4 give byte-identical PTX, and so does the -dryrun script" {
+	for n in 1 2 4; do
+		nvcc-lite -arch=sm_90 -split-compile=$n "$MANY" -o m$n.ptx 2>/dev/null
+	done
+	cmp m1.ptx m2.ptx
+	cmp m1.ptx m4.ptx
+	nvcc-lite -dryrun -arch=sm_90 -split-compile=3 "$MANY" -o dry.ptx >build.sh
+	grep -q 'nv-split -n 3' build.sh
+	sh build.sh 2>/dev/null
+	cmp m1.ptx dry.ptx
+}
+
+@test "-keep keeps the parts and each Phase II step of each part" {
+	nvcc-lite -keep -arch=sm_90 -split-compile=2 "$MANY" -o kept.ptx 2>/dev/null
+	assert_file_exists many.split.0.bc
+	assert_file_exists many.split.map
+	assert_file_exists many.0.5-nv-vectorize.bc
+	assert_file_exists many.1.5-nv-vectorize.bc
+	assert_file_exists many.p2.1.bc
+	assert_file_exists many.12-nv-remat.bc # the join and codegen number on
+	nvcc-lite -arch=sm_90 "$MANY" -o plain.ptx 2>/dev/null
+	cmp kept.ptx plain.ptx
+}
