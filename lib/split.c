@@ -334,20 +334,34 @@ restore(LLVMModuleRef m, const struct nv_split_map *map)
 	}
 }
 
-/* The module to link for one function: a copy of its part with only its
- * body, and the variables made declarations (the base defines them). */
-static LLVMModuleRef
-one_function(LLVMModuleRef part, const char *name)
+/* Is f's name among names[0..n)? */
+static int
+named_in(LLVMValueRef f, char **names, size_t n)
 {
-	LLVMModuleRef c = LLVMCloneModule(part);
+	size_t len;
+	const char *name = LLVMGetValueName2(f, &len);
 
-	for (LLVMValueRef f = LLVMGetFirstFunction(c); f; f = LLVMGetNextFunction(f)) {
-		size_t len;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
 
-		if (!LLVMIsDeclaration(f) && strcmp(LLVMGetValueName2(f, &len), name))
+static void
+keep_bodies(LLVMModuleRef m, char **names, size_t n)
+{
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f) && !named_in(f, names, n))
 			nv_split_strip_body(f);
-	}
-	for (LLVMValueRef g = LLVMGetFirstGlobal(c), next; g; g = next) {
+}
+
+/* The module to link for one function: m with only its body left (m is
+ * made so by the caller), the variables made declarations (the base
+ * defines them). */
+static LLVMModuleRef
+one_function(LLVMModuleRef m)
+{
+	for (LLVMValueRef g = LLVMGetFirstGlobal(m), next; g; g = next) {
 		next = LLVMGetNextGlobal(g);
 		if (LLVMGetLinkage(g) == LLVMAppendingLinkage) {
 			LLVMDeleteGlobal(g); /* llvm.used and the like: the base has them */
@@ -359,8 +373,30 @@ one_function(LLVMModuleRef part, const char *name)
 			LLVMSetComdat(g, NULL);
 		}
 	}
-	nv_drop_unused_internals(c);
-	return c;
+	nv_drop_unused_internals(m);
+	return m;
+}
+
+/*
+ * Cut m (consumed), which defines the functions names[0..n) and no other,
+ * into one module per function: out[i] defines names[i].  Halving: each
+ * copy takes half the bodies, so a body is copied log2(n) times, not n.
+ */
+static void
+cut_functions(LLVMModuleRef m, char **names, size_t n, LLVMModuleRef *out)
+{
+	size_t h = n / 2;
+	LLVMModuleRef hi;
+
+	if (n == 1) {
+		out[0] = one_function(m);
+		return;
+	}
+	hi = LLVMCloneModule(m);
+	keep_bodies(m, names, h);
+	keep_bodies(hi, names + h, n - h);
+	cut_functions(m, names, h, out);
+	cut_functions(hi, names + h, n - h, out + h);
 }
 
 static long
@@ -375,10 +411,19 @@ part_defining(LLVMModuleRef *parts, unsigned n, const char *name)
 	return -1;
 }
 
+/* One function of the join: its name and the part that defines it. */
+struct joined {
+	char *name;
+	unsigned part;
+	LLVMModuleRef m;
+};
+
 int
 nv_split_join(LLVMModuleRef *parts, unsigned n, const struct nv_split_map *map, LLVMModuleRef *out)
 {
 	unsigned total = 0;
+	size_t nj = 0;
+	struct joined *js;
 	LLVMModuleRef base;
 	int rc = 0;
 
@@ -389,31 +434,57 @@ nv_split_join(LLVMModuleRef *parts, unsigned n, const struct nv_split_map *map, 
 		*out = parts[0];
 		return 0;
 	}
-	/* The base: the variables, no function; then each function, in order. */
+	/* The order: definitions in part order; part 0's list has every
+	 * function of the split module, so later parts add only what Phase II
+	 * made. */
+	js = xcalloc(total ? total : 1, sizeof(*js));
+	for (unsigned p = 0; p < n; p++)
+		for (LLVMValueRef f = LLVMGetFirstFunction(parts[p]); f; f = LLVMGetNextFunction(f)) {
+			size_t len, i;
+			const char *name = LLVMGetValueName2(f, &len);
+			long q;
+
+			for (i = 0; i < nj && strcmp(js[i].name, name); i++)
+				;
+			if (i < nj || (q = part_defining(parts, n, name)) < 0)
+				continue;
+			js[nj].name = xstrdup(name);
+			js[nj++].part = (unsigned)q;
+		}
+	/* The base: the variables, no function. */
 	base = LLVMCloneModule(parts[0]);
 	for (LLVMValueRef f = LLVMGetFirstFunction(base); f; f = LLVMGetNextFunction(f))
 		if (!LLVMIsDeclaration(f))
 			nv_split_strip_body(f);
 	nv_drop_unused_internals(base);
-	for (unsigned p = 0; p < n && !rc; p++) {
-		/* Definitions in part order; part 0's list has every function of
-		 * the split module, so later parts add only what Phase II made. */
-		for (LLVMValueRef f = LLVMGetFirstFunction(parts[p]); f && !rc; f = LLVMGetNextFunction(f)) {
-			size_t len;
-			const char *name = LLVMGetValueName2(f, &len);
-			LLVMValueRef done = LLVMGetNamedFunction(base, name);
-			long q;
+	/* Each part cut into one module per function it defines. */
+	for (unsigned p = 0; p < n; p++) {
+		size_t k = 0;
+		char **names = xcalloc(nj ? nj : 1, sizeof(*names));
+		LLVMModuleRef *ms = xcalloc(nj ? nj : 1, sizeof(*ms));
 
-			if (done && !LLVMIsDeclaration(done))
-				continue;
-			q = part_defining(parts, n, name);
-			if (q < 0)
-				continue;
-			rc = nv_link_modules(base, one_function(parts[q], name), "a split part");
-		}
+		for (size_t i = 0; i < nj; i++)
+			if (js[i].part == p)
+				names[k++] = js[i].name;
+		if (k)
+			cut_functions(parts[p], names, k, ms);
+		else
+			LLVMDisposeModule(parts[p]);
+		for (size_t i = 0, j = 0; i < nj; i++)
+			if (js[i].part == p)
+				js[i].m = ms[j++];
+		free(names);
+		free(ms);
 	}
-	for (unsigned p = 0; p < n; p++)
-		LLVMDisposeModule(parts[p]);
+	/* Linked one at a time, in order: each definition lands at the end. */
+	for (size_t i = 0; i < nj; i++) {
+		if (!rc)
+			rc = nv_link_modules(base, js[i].m, "a split part");
+		else
+			LLVMDisposeModule(js[i].m);
+		free(js[i].name);
+	}
+	free(js);
 	if (rc) {
 		LLVMDisposeModule(base);
 		return -1;
