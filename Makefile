@@ -81,10 +81,13 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	sh t/run.sh
 
-# libFuzzer over textual IR: every analysis and nv-reflect (t/fuzz/).  The
-# library is compiled into it with coverage; FUZZ_TIME seconds per run.
+# libFuzzer over textual IR (t/fuzz/): FUZZ_STAGE's library entry (reflect
+# with every analysis, inline, unroll, vectorize, remat, split) on mutated
+# modules.  The library is compiled into it with coverage; FUZZ_TIME
+# seconds per run.
 FUZZ_CC = $(LLVM_BINDIR)/clang
 FUZZ_TIME ?= 60
+FUZZ_STAGE ?= reflect
 bin/fuzz-ir: t/fuzz/fuzz-ir.c $(LIB_SRC) $(HEADERS) | toolcheck
 	@mkdir -p bin
 	$(FUZZ_CC) -std=c17 -g -O1 -D_GNU_SOURCE -Ilib -DNV_VERSION='"$(VERSION)"' $(LLVM_CPPFLAGS) \
@@ -92,7 +95,7 @@ bin/fuzz-ir: t/fuzz/fuzz-ir.c $(LIB_SRC) $(HEADERS) | toolcheck
 	    t/fuzz/fuzz-ir.c $(LIB_SRC) $(LLVM_LIBS) -o $@
 
 fuzz: bin/fuzz-ir
-	sh t/fuzz/run.sh $(FUZZ_TIME)
+	NV_FUZZ_STAGE=$(FUZZ_STAGE) sh t/fuzz/run.sh $(FUZZ_TIME)
 
 # The benchmark (bench/README.md): nvcc-lite against nvcc and clang-22 on
 # bench/kernels/*.cu; BENCH_RUNS compiles per kernel and compiler.

@@ -1,19 +1,51 @@
 #!/usr/bin/env bats
 # Fuzzing smoke: bin/fuzz-ir (libFuzzer, ASan+UBSan) over textual IR seeded
-# with the fixtures runs every analysis and nv-reflect; any crash, sanitizer
-# report, broken liveness equation or module left invalid fails it.
+# with the fixtures, once per stage (NV_FUZZ_STAGE); any crash, sanitizer
+# report, broken liveness equation, module left invalid or function lost
+# in a split fails it.
 # The long runs are `make fuzz FUZZ_TIME=...`.
 
 load helper
 
-@test "fuzz-ir survives a short libFuzzer run from the IR fixtures" {
+fuzz_stage() {
 	[ -f /usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
 		skip "libclang-rt-22-dev (libFuzzer) is not installed"
 	make -s --no-print-directory -C "$TOP" bin/fuzz-ir
 	mkdir "$BATS_TEST_TMPDIR/corpus"
 	cp "$FIXTURES"/*.ll "$BATS_TEST_TMPDIR/corpus/"
-	run "$TOP/bin/fuzz-ir" -runs=20000 -seed=1 -max_len=4096 -dict="$TOP/t/fuzz/ir.dict" \
+	NV_FUZZ_STAGE=$1 run "$TOP/bin/fuzz-ir" -runs="$2" -seed=1 -max_len=4096 -dict="$TOP/t/fuzz/ir.dict" \
 		-artifact_prefix="$BATS_TEST_TMPDIR/" "$BATS_TEST_TMPDIR/corpus"
 	[ "$status" -eq 0 ] || fail "$(grep -A20 ERROR <<<"$output" | head -40)"
-	assert_output --partial "Done 20000 runs"
+	assert_output --partial "Done $2 runs"
+}
+
+@test "fuzz-ir: the analyses and nv-reflect survive a short libFuzzer run" {
+	fuzz_stage reflect 20000
+}
+
+@test "fuzz-ir: nv-inline survives a short libFuzzer run" {
+	fuzz_stage inline 5000
+}
+
+@test "fuzz-ir: nv-unroll survives a short libFuzzer run" {
+	fuzz_stage unroll 5000
+}
+
+@test "fuzz-ir: nv-vectorize survives a short libFuzzer run" {
+	fuzz_stage vectorize 5000
+}
+
+@test "fuzz-ir: nv-remat (every candidate taken) survives a short libFuzzer run" {
+	fuzz_stage remat 5000
+}
+
+@test "fuzz-ir: nv-split and the join give back every function in a short libFuzzer run" {
+	fuzz_stage split 5000
+}
+
+@test "fuzz-ir refuses a stage it does not know" {
+	[ -x "$TOP/bin/fuzz-ir" ] || skip "bin/fuzz-ir is not built"
+	NV_FUZZ_STAGE=nope run "$TOP/bin/fuzz-ir" -runs=1 /dev/null
+	assert_equal "$status" 2
+	assert_output --partial "unknown stage 'nope'"
 }

@@ -1,8 +1,12 @@
 /*
- * libFuzzer target: textual IR in, every analysis and nv-reflect over it.
- * Parse errors and invalid modules are fine; a crash, a sanitizer report,
- * inconsistent liveness, or a module that nv-reflect leaves invalid is a
- * finding (abort).  Built by `make fuzz`; run with t/fuzz/run.sh.
+ * libFuzzer target: textual IR in, one stage's library entry over it.
+ * NV_FUZZ_STAGE picks the stage: "reflect" (the default: every analysis,
+ * then nv-reflect, then the analyses again), "inline", "unroll",
+ * "vectorize", "remat", or "split" (cut in three parts and joined).
+ * Parse errors and invalid modules are fine, and so is a stage refusing
+ * its input with a message; a crash, a sanitizer report, inconsistent
+ * liveness, or a module a stage leaves invalid is a finding (abort).
+ * Built by `make fuzz`; run with t/fuzz/run.sh.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +25,12 @@
 #include "liveness.h"
 #include "loops.h"
 #include "reflect.h"
+#include "remat.h"
+#include "split.h"
+#include "target.h"
+#include "unroll.h"
+#include "vectorize.h"
+#include "inline.h"
 
 static void
 analyse(LLVMModuleRef m)
@@ -59,19 +69,87 @@ analyse(LLVMModuleRef m)
 	}
 }
 
+enum stage { REFLECT, INLINE, UNROLL, VECTORIZE, REMAT, SPLIT };
+static enum stage stage;
+static LLVMTargetMachineRef tm;
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	static const char *const names[] = { "reflect", "inline", "unroll", "vectorize", "remat", "split" };
+	const char *s = getenv("NV_FUZZ_STAGE");
+
+	(void)argc, (void)argv;
+	nv_diag_init("fuzz-ir");
+	for (stage = 0; s && *s && strcmp(names[stage], s); stage++)
+		if (stage == SPLIT) {
+			nv_error("NV_FUZZ_STAGE: unknown stage '%s'", s);
+			exit(2);
+		}
+	nv_target_init();
+	tm = nv_target_machine(nv_target_arch("sm_90"), 3);
+	return 0;
+}
+
+/* Cut m (consumed) in three and join the parts: every function must come
+ * back. */
+static void
+split_join(LLVMModuleRef m, LLVMModuleRef *out)
+{
+	struct nv_split_map map = { 0 };
+	LLVMModuleRef *parts, joined;
+	unsigned n, defs = nv_split_count_defs(m);
+
+	*out = NULL;
+	if (nv_split_module(m, 3, &parts, &n, &map))
+		return;
+	if (nv_split_join(parts, n, &map, &joined) == 0) {
+		if (nv_split_count_defs(joined) != defs)
+			abort(); /* the join lost or gained a function */
+		*out = joined;
+	}
+	free(parts);
+	nv_split_map_release(&map);
+}
+
+/* The stage on m; 0 when it ran and its output must be valid.  *m may be
+ * replaced (split, vectorize) or NULL after a refusal that consumed it. */
+static int
+run_stage(LLVMModuleRef *m)
+{
+	struct nv_reflect r = { .ftz = -1, .arch = 900, .prec_div = 1, .prec_sqrt = 1 };
+	struct nv_remat_opts ro;
+
+	switch (stage) {
+	case REFLECT:
+		return nv_reflect_module(*m, &r);
+	case INLINE:
+		return nv_inline_module(*m, tm, 3);
+	case UNROLL:
+		return nv_unroll_module(*m, tm, nv_unroll_config('A'), 3);
+	case VECTORIZE:
+		return nv_vectorize_module(m, tm, 90);
+	case REMAT:
+		nv_remat_opts_from_knobs(&ro, 90);
+		ro.ceiling = 1; /* every candidate, every round */
+		ro.ignore_single_cost = 1;
+		nv_remat_module(*m, &ro);
+		return 0;
+	case SPLIT:
+		split_join(*m, m);
+		return *m ? 0 : -1;
+	}
+	return -1;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int ready;
 	LLVMContextRef ctx;
 	LLVMModuleRef m;
 	LLVMMemoryBufferRef mb;
 	char *msg = NULL;
 
-	if (!ready) {
-		nv_diag_init("fuzz-ir");
-		ready = 1;
-	}
 	/* LLVM's text parser reads past some malformed inline-asm constraints
 	 * (t/fixtures/crash-parser-asm.ll): the stages guard their reads with a
 	 * probe process, and here it would only hide findings in our code. */
@@ -86,16 +164,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (nv_io_verify(m, "input") == 0) {
-		struct nv_reflect r = { .ftz = -1, .arch = 900, .prec_div = 1, .prec_sqrt = 1 };
-
-		analyse(m);
-		if (nv_reflect_module(m, &r) == 0) {
-			if (nv_io_verify(m, "module after nv-reflect"))
-				abort(); /* nv-reflect broke a valid module */
+		if (stage == REFLECT)
 			analyse(m);
+		if (run_stage(&m) == 0) {
+			if (nv_io_verify(m, "module after the stage"))
+				abort(); /* the stage broke a valid module */
+			if (stage == REFLECT)
+				analyse(m);
 		}
 	}
-	LLVMDisposeModule(m);
+	if (m)
+		LLVMDisposeModule(m);
 	LLVMContextDispose(ctx);
 	return 0;
 }
