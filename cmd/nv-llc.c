@@ -1,4 +1,5 @@
 /* nv-llc: LLVM module to PTX (or, with ptxas, a cubin) for one sm_XX. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,51 @@ drop_used_lists(LLVMModuleRef m)
 		if (g)
 			LLVMDeleteGlobal(g);
 	}
+}
+
+/* PTX names: what NVPTXAssignValidGlobalNames does to a local name, every
+ * character but [A-Za-z0-9_$] spelled "_$_". */
+static void
+valid_name(LLVMValueRef g)
+{
+	size_t len, n = 0;
+	const char *name = LLVMGetValueName2(g, &len);
+	char *v;
+
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '$')
+			n++;
+	if (!n)
+		return;
+	v = xmalloc(len + 2 * n + 1);
+	n = 0;
+	for (size_t i = 0; i < len; i++)
+		if (isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '$') {
+			v[n++] = name[i];
+		} else {
+			memcpy(v + n, "_$_", 3);
+			n += 3;
+		}
+	LLVMSetValueName2(g, v, n);
+	free(v);
+}
+
+/*
+ * -start-after: the IR passes named the module's local symbols for PTX
+ * before the cut, but a module cut by nv-split went through them with its
+ * local symbols made external, and nv-link -split-map made them local
+ * again after: name those as the pass would have.  A no-op on a module
+ * that was not split.
+ */
+static void
+valid_local_names(LLVMModuleRef m)
+{
+	for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+		if (LLVMGetLinkage(g) == LLVMInternalLinkage || LLVMGetLinkage(g) == LLVMPrivateLinkage)
+			valid_name(g);
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (LLVMGetLinkage(f) == LLVMInternalLinkage || LLVMGetLinkage(f) == LLVMPrivateLinkage)
+			valid_name(f);
 }
 
 static int
@@ -374,6 +420,8 @@ main(int argc, char **argv)
 	}
 	if (!rc)
 		drop_used_lists(m);
+	if (!rc && start_after)
+		valid_local_names(m);
 	rc = rc || emit_ptx(m, tm, &ptx);
 	if (!rc && stop_after) {
 		LLVMModuleRef pre;

@@ -667,7 +667,8 @@ static void
 add_phase(struct chain *c, enum nv_pipe_id pipe, enum nv_phase ph, const char *dir)
 {
 	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++)
-		if (s->phase == ph && in_pipe(s, pipe) && (ph != NV_PHASE_CODEGEN || o.out != OUT_LLVM))
+		if (s->phase == ph && in_pipe(s, pipe) &&
+		    (o.out != OUT_LLVM || (s->stage != NV_STAGE_LLC && s->stage != NV_STAGE_REMAT)))
 			add_step(c, s->prog, stage_argv(s, dir));
 }
 

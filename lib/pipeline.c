@@ -17,13 +17,13 @@
  * pipelines #5 and #8) on the whole module; then per function the loop
  * work -- vectorize, unroll, the cleanup between the two unrolls, the late
  * unroll, the post-unroll cleanup (tier 1 without SimplifyCFG, tier 3 with
- * TailCallElim); then codegen on the joined module.  At -O1..3 codegen is
- * cut where cicc runs its IR rematerialization: nv-llc stops after LLVM's
- * codegen IR passes (GVN, loop strength reduction, CodeGenPrepare), nv-remat
- * works on that IR, and nv-llc goes on from there.  nv-remat stays in the
- * pipeline under do-remat=0: its IV demotion and live-out narrowing have
- * their own knobs.  (It runs after the join, not per part: nv-llc's IR
- * passes rename and retype globals, which the split map could not follow.)
+ * TailCallElim); then codegen.  At -O1..3 codegen is cut where cicc runs
+ * its IR rematerialization: nv-llc stops after LLVM's codegen IR passes
+ * (GVN, straight-line and loop strength reduction, CodeGenPrepare), and
+ * that half and nv-remat, both per function, run in Phase II; nv-llc goes
+ * on from there on the joined module.  nv-remat stays in the pipeline
+ * under do-remat=0: its IV demotion and live-out narrowing have their own
+ * knobs.
  */
 const struct nv_pipe_step nv_pipe_steps[] = {
 	/* prog        stage               phase          in            args                            arch  dropped by */
@@ -41,8 +41,8 @@ const struct nv_pipe_step nv_pipe_steps[] = {
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_2, P(O1), "-pipeline=post-unroll-t1", 1, { 0 } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_2, P(O2) | P(OFCMID) | P(OFCMIN), "-pipeline=post-unroll", 1, { 0 } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_2, P(O3), "-pipeline=post-unroll-t3", 1, { 0 } },
-	{ "nv-llc", NV_STAGE_LLC, NV_PHASE_CODEGEN, OPT, "-O%O -stop-after=codegenprepare", 1, { 0 } },
-	{ "nv-remat", NV_STAGE_REMAT, NV_PHASE_CODEGEN, OPT, "-O%O", 1, { 0 } },
+	{ "nv-llc", NV_STAGE_LLC, NV_PHASE_2, OPT, "-O%O -stop-after=codegenprepare", 1, { 0 } },
+	{ "nv-remat", NV_STAGE_REMAT, NV_PHASE_2, OPT, "-O%O", 1, { 0 } },
 	{ "nv-llc", NV_STAGE_LLC, NV_PHASE_CODEGEN, OPT, "-O%O -start-after=codegenprepare", 1, { 0 } },
 	{ "nv-llc", NV_STAGE_LLC, NV_PHASE_CODEGEN, P(O0) | FC, "-O%O", 1, { 0 } },
 	{ NULL, 0, 0, 0, NULL, 0, { 0 } },

@@ -135,6 +135,22 @@ LL
 	cmp m1.ptx dry.ptx
 }
 
+@test "local symbols PTX cannot spell (printf's .str) get the same PTX names whatever N" {
+	cat >g.cu <<'EOF'
+#include <cstdio>
+static __device__ int counter;
+static __device__ __noinline__ int helper(int x) { return x + counter; }
+__global__ void k1(int *p) { printf("k1 %d\n", p[0]); p[1] = helper(p[0]); atomicAdd(&counter, 1); }
+__global__ void k2(int *p) { printf("k2 %d\n", p[1]); p[3] = helper(p[1]) * 2; }
+__global__ void k3(int *p) { printf("k3\n"); }
+EOF
+	nvcc-lite -arch=sm_90 -split-compile=1 g.cu -o g1.ptx
+	nvcc-lite -arch=sm_90 -split-compile=3 g.cu -o g3.ptx
+	cmp g1.ptx g3.ptx
+	grep -q '^.global .align 1 .b8 _\$_str\[' g3.ptx
+	if command -v ptxas >/dev/null; then ptxas -arch=sm_90 g3.ptx -o g3.cubin; fi
+}
+
 @test "-keep keeps the parts and each Phase II step of each part" {
 	nvcc-lite -keep -arch=sm_90 -split-compile=2 "$MANY" -o kept.ptx 2>/dev/null
 	assert_file_exists many.split.0.bc
@@ -142,7 +158,8 @@ LL
 	assert_file_exists many.0.5-nv-vectorize.bc
 	assert_file_exists many.1.5-nv-vectorize.bc
 	assert_file_exists many.p2.1.bc
-	assert_file_exists many.12-nv-remat.bc # the join and codegen number on
+	assert_file_exists many.1.10-nv-llc.bc # the IR half of codegen, per part
+	assert_file_exists many.12-nv-link.bc  # the join numbers on
 	nvcc-lite -arch=sm_90 "$MANY" -o plain.ptx 2>/dev/null
 	cmp kept.ptx plain.ptx
 }
