@@ -628,6 +628,11 @@ print_arg(FILE *fp, const char *a)
 			fprintf(fp, "\"$tmp%.*s$i%s\"", (int)(num - rest), rest, num + strlen(NUM_MARK));
 		else
 			fprintf(fp, "\"$tmp%s\"", rest);
+	} else if ((t = strstr(a, NUM_MARK))) {
+		/* a kept file or a remark file of part $i */
+		fputs(nv_shell_quote(xasprintf("%.*s", (int)(t - a), a)), fp);
+		fputs("\"$i\"", fp);
+		fputs(nv_shell_quote(t + strlen(NUM_MARK)), fp);
 	} else {
 		fputs(nv_shell_quote(a), fp);
 	}
@@ -1142,7 +1147,7 @@ dryrun(struct plan *p)
 	{
 		char *out = tmp_path(p, "p2." NUM_MARK ".bc");
 
-		phase2_chain(p, &c, PART_MARK, out, 0, "phase II");
+		phase2_chain(p, &c, PART_MARK, out, 0, "phase II part " NUM_MARK);
 		show_chain(stdout, &c, "  ");
 		free(out);
 	}

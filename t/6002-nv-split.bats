@@ -163,3 +163,15 @@ EOF
 	nvcc-lite -arch=sm_90 "$MANY" -o plain.ptx 2>/dev/null
 	cmp kept.ptx plain.ptx
 }
+
+@test "-save-remarks names part K's files BASE.K.N-STAGE, and the -dryrun script does too" {
+	nvcc-lite -arch=sm_90 -split-compile=2 -save-remarks rem "$MANY" -o r.ptx 2>/dev/null
+	assert_file_exists rem/many.0.11-nv-remat.opt.yaml
+	assert_file_exists rem/many.1.11-nv-remat.opt.yaml
+	assert_file_exists rem/many.13-nv-llc.opt.yaml
+	nvcc-lite -dryrun -arch=sm_90 -split-compile=2 -save-remarks rem2 "$MANY" -o d.ptx >build.sh
+	sh build.sh 2>/dev/null
+	cmp r.ptx d.ptx
+	assert_file_exists rem2/many.0.11-nv-remat.opt.yaml
+	assert_file_exists rem2/many.1.11-nv-remat.opt.yaml
+}
