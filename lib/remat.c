@@ -383,24 +383,61 @@ rewrite_uses(struct fn *s, LLVMValueRef v, unsigned def, const char *prefix)
 	}
 }
 
-/* Delete v, and what only it used, once nothing uses them. */
+static int
+erasable(LLVMValueRef v)
+{
+	return LLVMIsAInstruction(v) && !LLVMGetFirstUse(v) &&
+	       (is_pure(v) || is_sreg_read(v) || (LLVMIsALoadInst(v) && !LLVMGetVolatile(v)));
+}
+
+/*
+ * Delete each of vs[0..n) once nothing uses it, and then what only they
+ * used.  A worklist, not recursion: one value can be an operand twice, or
+ * another's operand and in vs too, and must be deleted once (csmith seed
+ * 20379: two picked candidates, one feeding the other).
+ */
+static void
+erase_dead_all(const LLVMValueRef *vs, size_t n)
+{
+	size_t cap = n + 16, top = 0;
+	LLVMValueRef *w = xmalloc(cap * sizeof(*w));
+
+	for (size_t i = 0; i < n; i++)
+		w[top++] = vs[i];
+	while (top) {
+		LLVMValueRef v = w[--top];
+		unsigned nops;
+
+		if (!erasable(v))
+			continue; /* still used: its last user puts it back */
+		for (size_t i = 0; i < top;)
+			if (w[i] == v)
+				w[i] = w[--top]; /* no entry may outlive v */
+			else
+				i++;
+		nops = (unsigned)LLVMGetNumOperands(v);
+		if (top + nops > cap) {
+			cap = 2 * (top + nops);
+			w = xrealloc(w, cap * sizeof(*w));
+		}
+		for (unsigned i = 0; i < nops; i++) {
+			LLVMValueRef op = LLVMGetOperand(v, i);
+			size_t j = 0;
+
+			while (j < top && w[j] != op)
+				j++;
+			if (j == top && LLVMIsAInstruction(op))
+				w[top++] = op;
+		}
+		LLVMInstructionEraseFromParent(v);
+	}
+	free(w);
+}
+
 static void
 erase_dead(LLVMValueRef v)
 {
-	LLVMValueRef ops[8];
-	int n;
-
-	if (!LLVMIsAInstruction(v) || LLVMGetFirstUse(v) || !(is_pure(v) || is_sreg_read(v) ||
-	                                                     (LLVMIsALoadInst(v) && !LLVMGetVolatile(v))))
-		return;
-	n = LLVMGetNumOperands(v);
-	if (n > 8)
-		n = 8;
-	for (int i = 0; i < n; i++)
-		ops[i] = LLVMGetOperand(v, (unsigned)i);
-	LLVMInstructionEraseFromParent(v);
-	for (int i = 0; i < n; i++)
-		erase_dead(ops[i]);
+	erase_dead_all(&v, 1);
 }
 
 /* ---- 1. the main loop ----------------------------------------------- */
@@ -626,8 +663,14 @@ main_loop(struct fn *s)
 				bbs[b] = s->a.g.bb[b];
 				names[b] = xstrdup(s->label[b] + 1);
 			}
-			for (unsigned k = 0; k < picked; k++)
-				erase_dead(cv[k].v);
+			{
+				LLVMValueRef *dead = xmalloc(picked * sizeof(*dead));
+
+				for (unsigned k = 0; k < picked; k++)
+					dead[k] = cv[k].v;
+				erase_dead_all(dead, picked);
+				free(dead);
+			}
 			release(s);
 			if (o->dump >= 4 && !analyze(s)) {
 				for (unsigned b = 0; b < n; b++)

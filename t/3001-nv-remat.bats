@@ -189,3 +189,10 @@ body() {
 	run nvcc-lite -dryrun -arch=sm_90 -O0 "$FIXTURES/vectorize.cu"
 	refute_output -p 'nv-remat'
 }
+
+@test "a picked candidate that feeds another is deleted once (csmith seed 20379)" {
+	run --separate-stderr nv-remat -remat-maxreg-ceiling=1 -remat-ignore-single-cost \
+		-remat-max-live-limit=100000 -remat-use-limit=100000 -S "$FIXTURES/remat-erase-twice.ll"
+	assert_success
+	[[ "$output" == *"ret ptr"* ]] || fail "$output"
+}

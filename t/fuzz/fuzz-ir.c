@@ -133,6 +133,7 @@ run_stage(LLVMModuleRef *m)
 		nv_remat_opts_from_knobs(&ro, 90);
 		ro.ceiling = 1; /* every candidate, every round */
 		ro.ignore_single_cost = 1;
+		ro.max_live_limit = ro.use_limit = 100000;
 		nv_remat_module(*m, &ro);
 		return 0;
 	case SPLIT:
