@@ -10,6 +10,7 @@
 #include "split.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include <llvm-c/Core.h>
 
 #include "diag.h"
+#include "inline.h"
 #include "link.h"
 #include "util.h"
 
@@ -112,12 +114,12 @@ promote_all(LLVMModuleRef m, struct nv_split_map *map)
 static unsigned
 weight(LLVMValueRef f)
 {
-	unsigned n = 1;
+	/* Phase II's work grows with the code nv-unroll makes: a loop of 64
+	 * rounds fully unrolled (sha256) costs codegen 64 bodies, so weigh the
+	 * function as the inliner does, loops counted unrolled. */
+	long long n = nv_inline_size(f) + 1;
 
-	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-			n++;
-	return n;
+	return n > UINT_MAX / 64 ? UINT_MAX / 64 : (unsigned)n;
 }
 
 struct fn {

@@ -50,7 +50,11 @@ same_functions() {
 		nv-link -split-map=p$n.map p$n.*.bc -o joined$n.bc
 		same_functions many.bc joined$n.bc
 	done
-	cmp joined2.bc joined5.bc
+	# The same module whatever N, up to the names of struct types (the
+	# linker drops a name when it maps a type onto an identical one, and
+	# which one it meets first depends on the parts); the PTX is
+	# byte-identical (below).
+	same_functions joined2.bc joined5.bc
 }
 
 @test "split then join gives back every function of libdevice unchanged" {
