@@ -468,8 +468,10 @@ nv_split_join(LLVMModuleRef *parts, unsigned n, const struct nv_split_map *map, 
 		for (size_t i = 0; i < nj; i++)
 			if (js[i].part == p)
 				names[k++] = js[i].name;
-		if (k)
+		if (k) {
+			keep_bodies(parts[p], names, k); /* a body another part gives too goes */
 			cut_functions(parts[p], names, k, ms);
+		}
 		else
 			LLVMDisposeModule(parts[p]);
 		for (size_t i = 0, j = 0; i < nj; i++)
