@@ -102,6 +102,10 @@ fuzz: bin/fuzz-ir
 bench: all
 	sh bench/run.sh
 
+# Phase II in parallel: every kernel in one file at -split-compile=1 and =2.
+bench-split: all
+	sh bench/split.sh
+
 # The same kernels on a GPU, nvcc-lite's against nvcc's: outputs and times.
 # Without a CUDA driver or a GPU it says so and succeeds.
 bench/out/bench-gpu: bench/gpu.c
@@ -136,6 +140,6 @@ install: all lib/libnv.pc
 clean:
 	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags bench/out
 
-.PHONY: all toolcheck deps demo check bench bench-gpu csmith fuzz install clean print-ldflags FORCE
+.PHONY: all toolcheck deps demo check bench bench-split bench-gpu csmith fuzz install clean print-ldflags FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
