@@ -14,19 +14,21 @@ setup_file() {
 	cp "$TOP/bin/nvcc-lite" "$W/bin/"
 	# Each stage, wrapped: it first reads all its input (a stage waiting on
 	# its pipe is not computing), then counts itself running, under flock,
-	# and records the peak.  NVL_FAIL=STAGE makes that stage fail.
+	# and records the peak.  NVL_FAIL=STAGE makes that stage fail.  The
+	# count and a marker change together under the lock, and the SIGTERM
+	# trap is set before either: a stage killed at any point uncounts
+	# itself exactly once (nvcc-lite stops the rest of a failed chain).
 	for p in "$TOP"/bin/nv-*; do
 		cat >"$W/bin/$(basename "$p")" <<SH
 #!/bin/sh
 c=$W/count
 t=\$(mktemp)
-cat >"\$t"
-flock \$c.lock sh -c 'n=\$((\$(cat $W/count) + 1)); echo \$n >$W/count; [ \$n -gt \$(cat $W/peak) ] && echo \$n >$W/peak; exit 0'
-down() { flock \$c.lock sh -c 'echo \$((\$(cat $W/count) - 1)) >$W/count'; rm -f "\$t"; }
+down() { flock \$c.lock sh -c '[ -e "\$1.n" ] || exit 0; rm -f "\$1.n"; echo \$((\$(cat $W/count) - 1)) >$W/count' x "\$t"; rm -f "\$t"; }
 trap '[ -n "\${kid:-}" ] && kill \$kid; down; exit 143' TERM INT
+cat >"\$t"
+flock \$c.lock sh -c 'n=\$((\$(cat $W/count) + 1)); echo \$n >$W/count; : >"\$1.n"; [ \$n -gt \$(cat $W/peak) ] && echo \$n >$W/peak; exit 0' x "\$t"
 sleep 0.05
 if [ "\${NVL_FAIL:-}" = "\$(basename \$0)" ]; then rc=1; else "$p" "\$@" <"\$t" & kid=\$!; wait \$kid; rc=\$?; kid=; fi
-trap - TERM INT
 down
 exit \$rc
 SH
