@@ -179,3 +179,14 @@ EOF
 	assert_file_exists rem2/many.0.11-nv-remat.opt.yaml
 	assert_file_exists rem2/many.1.11-nv-remat.opt.yaml
 }
+
+@test "the join takes a function from the first part that defines it, whatever the other parts define" {
+	printf 'define i32 @a(i32 %%x) {\n  %%y = add i32 %%x, 1\n  ret i32 %%y\n}\ndefine i32 @b(i32 %%x) {\n  %%y = mul i32 %%x, 3\n  ret i32 %%y\n}\n' >m.ll
+	nv-split -n 2 -o p m.ll
+	nv-link -split-map=p.map p.0.bc p.1.bc -o joined.bc
+	# part 1 made to define both functions, as a part Phase II added to might
+	llvm-link p.0.bc p.1.bc -o both.bc
+	run nv-link -split-map=p.map p.0.bc both.bc -o joined2.bc
+	assert_success
+	cmp joined.bc joined2.bc
+}
