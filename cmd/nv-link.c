@@ -13,12 +13,13 @@
 #include "util.h"
 
 static const char *libdevice; /* "" = search for it */
-static int internalize;
+static int internalize, cudafe;
 static const char *split_map;
 
 static const struct nv_option opts[] = {
 	{ "libdevice", NV_OPT_OPTSTR, &libdevice, "PATH", "link the libdevice functions the module calls, from PATH or $CUDA_PATH/nvvm/libdevice (default CUDA_PATH /usr/local/cuda)" },
 	{ "internalize", NV_OPT_FLAG, &internalize, NULL, "whole-program mode, as nvcc without -rdc: every function but the kernels becomes internal (variables stay visible to the host)" },
+	{ "cudafe", NV_OPT_FLAG, &cudafe, NULL, "the module is clang's CUDA front end output: give it nvcc's device ABI (__managed__ variables marked managed, static kernels named as nvcc names them)" },
 	{ "split-map", NV_OPT_STR, &split_map, "FILE", "the inputs are nv-split's parts, in any order: join them function by function and restore the linkage FILE records" },
 	{ NULL },
 };
@@ -107,6 +108,12 @@ main(int argc, char **argv)
 
 		rc = nv_io_read_module(ctx, cli.input[i], &src) ||
 		     nv_link_modules(m, src, strcmp(cli.input[i], "-") ? cli.input[i] : "<stdin>");
+	}
+	if (!rc && cudafe) {
+		unsigned n = nv_link_cudafe(m);
+
+		nv_remark(NV_REMARK_ANALYSIS, "nv-link", "Cudafe", NULL,
+		          "%u managed variables or static kernels given nvcc's ABI", n);
 	}
 	if (!rc && libdevice)
 		rc = link_libdevice(m);

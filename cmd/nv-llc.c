@@ -22,7 +22,8 @@
 #define PTX_KERNEL_CC 71 /* LLVM's ptx_kernel calling convention */
 
 static const char *arch = NV_DEFAULT_ARCH;
-static int olevel = 3, lineinfo, cubin, fast_math;
+static int olevel = 3, lineinfo, device_debug, cubin, fast_math;
+static long long ptx_isa;
 static struct nv_strv xptxas;
 static long long maxreg, ftz = -1, prec_div = 1, prec_sqrt = 1, fmad = 1;
 static const char *stop_after, *start_after;
@@ -39,6 +40,8 @@ static const struct nv_option opts[] = {
 	{ "O", NV_OPT_OLEVEL, &olevel, NULL, "code generation optimization level (default 3)" },
 	{ "maxrregcount", NV_OPT_INT, &maxreg, "N", "at most N registers per thread in kernels (.maxnreg)", 1, 255 },
 	{ "lineinfo", NV_OPT_FLAG, &lineinfo, NULL, "keep line tables (.loc) from the module's debug info" },
+	{ "ptx-isa", NV_OPT_INT, &ptx_isa, "NN", "PTX ISA version times ten (90: .version 9.0), as the ptxas at hand reads it; default: the lowest the arch needs", 60, 90 },
+	{ "g", NV_OPT_FLAG, &device_debug, NULL, "keep all the module's debug information, for device debugging (nvcc -G); ptxas gets -g" },
 	{ "cubin", NV_OPT_FLAG, &cubin, NULL, "assemble with ptxas and write a cubin instead of PTX" },
 	{ "Xptxas", NV_OPT_LIST, &xptxas, "OPT", "with -cubin, pass OPT to ptxas (repeatable)" },
 	{ "ftz", NV_OPT_INT, &ftz, "0|1", "flush f32 denormals to zero (.ftz); default: as the module's functions say", 0, 1 },
@@ -357,9 +360,11 @@ assemble(LLVMMemoryBufferRef ptx, const char *out, int force)
 		goto out;
 	nv_strv_push(&av, ptxas);
 	nv_strv_pushf(&av, "-arch=%s", arch);
-	if (lineinfo)
+	if (device_debug)
+		nv_strv_push(&av, "-g");
+	else if (lineinfo)
 		nv_strv_push(&av, "-lineinfo");
-	nv_strv_pushf(&av, "-O%d", olevel);
+	nv_strv_pushf(&av, "-O%d", device_debug ? 0 : olevel);
 	for (size_t i = 0; i < xptxas.n; i++)
 		nv_strv_push(&av, xptxas.v[i]);
 	nv_strv_push(&av, pfile);
@@ -392,7 +397,7 @@ main(int argc, char **argv)
 		.opts = opts,
 		.before_llvm = precision_knobs,
 	};
-	const struct nv_arch *a;
+	struct nv_arch a;
 	LLVMContextRef ctx;
 	LLVMModuleRef m;
 	LLVMTargetMachineRef tm;
@@ -401,8 +406,10 @@ main(int argc, char **argv)
 
 	nv_diag_init(argv[0]);
 	nv_cli_parse(&cli, argc, argv);
-	a = nv_target_arch_or_die(arch);
-	tm = nv_target_machine(a, olevel);
+	a = *nv_target_arch_or_die(arch);
+	if (ptx_isa > a.ptx)
+		a.ptx = (int)ptx_isa;
+	tm = nv_target_machine(&a, olevel);
 	ctx = LLVMContextCreate();
 	if (nv_io_read_module(ctx, cli.input[0], &m))
 		nv_exit(NV_EXIT_ERROR);
@@ -411,7 +418,7 @@ main(int argc, char **argv)
 		limit_registers(m);
 	if (!rc && ftz >= 0)
 		set_ftz(m);
-	if (!rc && !lineinfo)
+	if (!rc && !lineinfo && !device_debug)
 		LLVMStripModuleDebugInfo(m);
 	if (!rc && start_after && !has_cut_mark(m)) {
 		nv_error("%s: not a module written by nv-llc -stop-after=" CUT_PASS

@@ -3,6 +3,7 @@
  * (clang-22, device only) and the stages of an nvopt<...> pipeline as
  * processes joined by pipes, and writes PTX (or a cubin, or bitcode).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,6 +16,7 @@
 
 #include <llvm-c/Core.h>
 
+#include "cuda.h"
 #include "diag.h"
 #include "io.h"
 #include "jobserver.h"
@@ -36,6 +38,8 @@ enum out_kind { OUT_PTX, OUT_CUBIN, OUT_LLVM };
 
 static struct {
 	const char *input, *output, *arch, *keep_dir, *save_remarks;
+	const char *std, *ccbin;  /* -std=c++17; -ccbin (its include dir reaches the front end) */
+	int lang_cu, device_debug, no_warnings, res_usage;
 	const char *dep_file, *dep_target; /* -MF, -MT */
 	enum out_kind out;
 	const char *time_file;
@@ -47,8 +51,16 @@ static struct {
 	struct nv_strv cpp;     /* -I -D -U for the front end */
 	struct nv_strv xcicc;   /* -Xcicc arguments */
 	struct nv_strv xptxas;  /* -Xptxas arguments */
+	struct nv_strv inputs;  /* every input file, compiled one after another */
+	struct nv_strv fe;      /* -Xclang and -Werror=: more front-end arguments */
+	struct nv_strv host;    /* -Xcompiler, -g: kept for the host compiler */
+	struct nv_strv linker;  /* -Xlinker: kept for the host link */
 } o = { .arch = NV_DEFAULT_ARCH, .olevel = 3, .fc = -1, .ftz = -1, .prec_div = -1, .prec_sqrt = -1,
         .fmad = -1, .split_compile = -1 };
+
+/* The CUDA installation, found once (have_cuda 0: none, the shim instead). */
+static struct nv_cuda cuda;
+static int have_cuda;
 
 enum kind { FLAG, VALUE, JOINED_OR_VALUE };
 
@@ -81,8 +93,104 @@ static void set_mp(const char *v) { (void)v; o.dep_phony = 1; }
 static void add_I(const char *v) { nv_strv_pushf(&o.cpp, "-I%s", v); }
 static void add_D(const char *v) { nv_strv_pushf(&o.cpp, "-D%s", v); }
 static void add_U(const char *v) { nv_strv_pushf(&o.cpp, "-U%s", v); }
-static void add_xcicc(const char *v) { nv_strv_push(&o.xcicc, v); }
-static void add_xptxas(const char *v) { nv_strv_push(&o.xptxas, v); }
+
+/* nvcc splits the value of every -X option at commas: -Xptxas -v,-O2. */
+static void
+push_split(struct nv_strv *sv, const char *v)
+{
+	char *copy = xstrdup(v), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		nv_strv_push(sv, t);
+	free(copy);
+}
+
+static void add_xcicc(const char *v) { push_split(&o.xcicc, v); }
+static void add_xptxas(const char *v) { push_split(&o.xptxas, v); }
+static void add_xlinker(const char *v) { push_split(&o.linker, v); }
+static void add_xclang(const char *v) { nv_strv_push(&o.fe, "-Xclang"); nv_strv_push(&o.fe, v); }
+static void set_ccbin(const char *v) { o.ccbin = v; }
+static void set_device_debug(const char *v) { (void)v; o.device_debug = 1; }
+static void set_host_debug(const char *v) { (void)v; nv_strv_push(&o.host, "-g"); }
+static void set_no_warnings(const char *v) { (void)v; o.no_warnings = 1; }
+static void set_res_usage(const char *v) { (void)v; o.res_usage = 1; }
+static void accept_flag(const char *v) { (void)v; }
+
+/* -Xcompiler: the host compiler's options.  The preprocessor's -D, -U and
+ * -I reach the device side too, as the host preprocessor nvcc runs on
+ * device code sees them. */
+static void
+add_xcompiler(const char *v)
+{
+	size_t first = o.host.n;
+
+	push_split(&o.host, v);
+	for (size_t i = first; i < o.host.n; i++) {
+		const char *a = o.host.v[i];
+
+		if (a[0] == '-' && strchr("DUI", a[1]) && a[2])
+			nv_strv_push(&o.cpp, a);
+	}
+}
+
+static void
+set_std(const char *v)
+{
+	static const char *const ok[] = { "c++03", "c++11", "c++14", "c++17", "c++20" };
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++)
+		if (!strcmp(v, ok[i])) {
+			o.std = v;
+			return;
+		}
+	nv_usage_error("value '%s' is not defined for option 'std': expected c++03, c++11, c++14, "
+	               "c++17 or c++20", v);
+}
+
+static void
+set_lang(const char *v)
+{
+	if (strcmp(v, "cu"))
+		nv_usage_error("-x %s: nvcc-lite compiles CUDA device code, so only -x cu", v);
+	o.lang_cu = 1;
+}
+
+/* nvcc's -Werror kinds; the ones with a clang warning group map to it. */
+static void
+set_werror(const char *v)
+{
+	static const struct { const char *kind, *clang; } kinds[] = {
+		{ "all-warnings", "-Werror" },
+		{ "cross-execution-space-call", NULL }, /* clang: always an error */
+		{ "deprecated-declarations", "-Werror=deprecated-declarations" },
+		{ "reorder", "-Werror=reorder" },
+		{ "default-stream-launch", NULL },
+		{ "missing-launch-bounds", NULL },
+		{ "ext-lambda-captures-this", NULL },
+	};
+	char *copy = xstrdup(v), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+
+		while (i < sizeof(kinds) / sizeof(*kinds) && strcmp(kinds[i].kind, t))
+			i++;
+		if (i == sizeof(kinds) / sizeof(*kinds))
+			nv_usage_error("value '%s' is not defined for option 'Werror'", t);
+		if (kinds[i].clang)
+			nv_strv_push(&o.fe, kinds[i].clang);
+	}
+	free(copy);
+}
+
+static void
+set_threads(const char *v)
+{
+	long long n;
+
+	if (nv_parse_int(v, 0, 4096, &n))
+		nv_usage_error("invalid value '%s' for --threads: expected a number of threads", v);
+}
 static void set_jobserver(const char *v) { (void)v; o.jobserver = 1; }
 static void set_time(const char *v) { o.time_file = v; }
 static void set_print_pipeline(const char *v) { (void)v; o.print_pipeline = 1; }
@@ -183,8 +291,25 @@ static const struct flag flags[] = {
 	{ "-prec-sqrt", "--prec-sqrt", VALUE, "true|false", "IEEE-rounded f32 square root (default true)", set_prec_sqrt },
 	{ "-fmad", "--fmad", VALUE, "true|false", "contract multiply-add into fma (default true)", set_fmad },
 	{ "-use_fast_math", "--use_fast_math", FLAG, NULL, "-ftz=true -prec-div=false -prec-sqrt=false -fmad=true, fast transcendentals", set_fast_math },
-	{ "-Xcicc", "--Xcicc", VALUE, "KNOB", "pass a knob (-name=value) to the stage that owns it", add_xcicc },
-	{ "-Xptxas", "--Xptxas", VALUE, "OPT", "pass an option to ptxas (-cubin)", add_xptxas },
+	{ "-std", "--std", VALUE, "c++NN", "the C++ dialect: c++03, c++11, c++14, c++17 (the default) or c++20", set_std },
+	{ "-x", "--x", VALUE, "cu", "treat the inputs as CUDA sources whatever their extension", set_lang },
+	{ "-G", "--device-debug", FLAG, NULL, "device debug information; the device code is not optimized (nvopt<O0>)", set_device_debug },
+	{ "-g", "--debug", FLAG, NULL, "host debug information: kept for the host compiler, no effect on device code", set_host_debug },
+	{ "-Xcompiler", "--compiler-options", VALUE, "OPT,...", "host compiler options, kept for the host side; -D, -U and -I also reach the device front end", add_xcompiler },
+	{ "-Xlinker", "--linker-options", VALUE, "OPT,...", "host linker options, kept for the host link", add_xlinker },
+	{ "-ccbin", "--compiler-bindir", VALUE, "PATH", "the host compiler (default gcc); device code sees its own headers (omp.h) as nvcc's does", set_ccbin },
+	{ "-Xclang", NULL, VALUE, "ARG", "pass ARG to the clang-22 front end (nvcc-lite's own, not nvcc's)", add_xclang },
+	{ "-Xcicc", "--Xcicc", VALUE, "KNOB,...", "pass knobs (-name=value) to the stages that own them", add_xcicc },
+	{ "-Xptxas", "--ptxas-options", VALUE, "OPT,...", "pass options to ptxas (-cubin)", add_xptxas },
+	{ "-expt-relaxed-constexpr", "--expt-relaxed-constexpr", FLAG, NULL, "accepted: device code may call constexpr host functions (always so in clang's CUDA)", accept_flag },
+	{ "-extended-lambda", "--extended-lambda", FLAG, NULL, "accepted: __device__ lambdas in host code (always so in clang's CUDA)", accept_flag },
+	{ "-expt-extended-lambda", "--expt-extended-lambda", FLAG, NULL, "the same as --extended-lambda", accept_flag },
+	{ "-w", "--disable-warnings", FLAG, NULL, "no warnings", set_no_warnings },
+	{ "-Werror", "--Werror", VALUE, "KIND,...", "warnings of these kinds are errors: all-warnings, cross-execution-space-call, deprecated-declarations, reorder, default-stream-launch, missing-launch-bounds, ext-lambda-captures-this", set_werror },
+	{ "-res-usage", "--resource-usage", FLAG, NULL, "with -cubin, print each kernel's registers, stack and shared memory (ptxas -v)", set_res_usage },
+	{ "-t", "--threads", VALUE, "N", "accepted: nvcc's threads for compiling several targets; nvcc-lite compiles one", set_threads },
+	{ "-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets", FLAG, NULL, "accepted: nvcc-lite warns of no deprecated target", accept_flag },
+	{ "-optf", "--options-file", VALUE, "FILE", "read more options from FILE (words separated by blanks, quotes group)", NULL },
 	{ "-split-compile", "--split-compile", VALUE, "N", "Phase II on at most N functions' parts at once (0: one per CPU); make's jobserver wins", set_split_compile },
 	{ "-jobserver", "--jobserver", FLAG, NULL, "share make's jobs: it is an error if MAKEFLAGS names no usable jobserver", set_jobserver },
 	{ "-time", "--time", VALUE, "FILE", "append each stage's wall time to FILE, as CSV like nvcc's", set_time },
@@ -223,8 +348,19 @@ help(void)
 }
 
 /* Match argv[*i] against f: "-x", "-x=V", "-x V", and "-xV" for joined. */
+static void options_file(const char *path, int depth);
+
+static void
+apply(const struct flag *f, const char *v, int depth)
+{
+	if (f->set)
+		f->set(v);
+	else
+		options_file(v, depth);
+}
+
 static int
-take(const struct flag *f, int argc, char **argv, int *i)
+take(const struct flag *f, int argc, char **argv, int *i, int depth)
 {
 	const char *a = argv[*i];
 
@@ -241,17 +377,53 @@ take(const struct flag *f, int argc, char **argv, int *i)
 			return 1;
 		}
 		if (a[len] == '=' || (a[len] && f->kind == JOINED_OR_VALUE)) {
-			f->set(a + len + (a[len] == '='));
+			apply(f, a + len + (a[len] == '='), depth);
 			return 1;
 		}
 		if (a[len])
 			continue;
 		if (*i + 1 >= argc)
 			nv_usage_error("option '%s' needs a value", a);
-		f->set(argv[++*i]);
+		apply(f, argv[++*i], depth);
 		return 1;
 	}
 	return 0;
+}
+
+/* nvcc's options for what nvcc-lite does not build (yet): each gets its
+ * own message rather than a guess at a name. */
+static const struct { const char *name, *what; } unsupported[] = {
+	{ "-c", "compiling to a host object" }, { "--compile", "compiling to a host object" },
+	{ "-dc", "relocatable device code" }, { "--device-c", "relocatable device code" },
+	{ "-rdc", "relocatable device code" }, { "--relocatable-device-code", "relocatable device code" },
+	{ "-dlink", "device linking" }, { "--device-link", "device linking" },
+	{ "-link", "linking" }, { "--link", "linking" }, { "-lib", "libraries" }, { "--lib", "libraries" },
+	{ "-run", "running" }, { "--run", "running" }, { "-fatbin", "fatbinaries" }, { "--fatbin", "fatbinaries" },
+	{ "-E", "preprocessing only" }, { "--preprocess", "preprocessing only" },
+	{ "-M", "dependencies only (use -MD or -MMD)" }, { "--generate-dependencies", "dependencies only (use -MD or -MMD)" },
+	{ "-cudart", "the CUDA runtime library choice" }, { "--cudart", "the CUDA runtime library choice" },
+	{ NULL, NULL },
+};
+
+/* The flag a mistyped one most likely meant: close in spelling for its
+ * length (no '-o' for '-c'), else none. */
+static const char *
+suggest(const char *name)
+{
+	const char *best = NULL;
+	size_t len = strlen(name), third = (len + 1) / 3, bestd = (len < 2 + third ? len - 2 : third) + 1;
+
+	for (const struct flag *f = flags; f->name; f++)
+		for (int alias = 0; alias < 2; alias++) {
+			const char *n = alias ? f->alias : f->name;
+			size_t d = n ? nv_edit_distance(name, n, bestd) : bestd;
+
+			if (d < bestd) {
+				bestd = d;
+				best = f->name;
+			}
+		}
+	return best;
 }
 
 _Noreturn static void
@@ -259,37 +431,63 @@ unknown_flag(const char *a)
 {
 	const char *eq = strchr(a, '=');
 	char *name = eq ? xasprintf("%.*s", (int)(eq - a), a) : xstrdup(a);
-	const struct flag *best = NULL;
-	size_t bestd = 3;
+	const char *best;
 
-	for (const struct flag *f = flags; f->name; f++) {
-		size_t d = nv_edit_distance(name, f->name, 2);
+	for (size_t i = 0; unsupported[i].name; i++)
+		if (!strcmp(name, unsupported[i].name))
+			nv_usage_error("%s: %s is not supported; nvcc-lite writes PTX, a cubin or LLVM "
+			               "bitcode (-ptx, -cubin, -emit-llvm)", name, unsupported[i].what);
+	best = suggest(name);
+	if (best) {
+		const struct flag *f = flags;
 
-		if (d < bestd) {
-			bestd = d;
-			best = f;
-		}
+		while (strcmp(f->name, best))
+			f++;
+		nv_usage_error("unknown option '%s'; did you mean '%s%s'?", a, best,
+		               eq && f->kind != FLAG ? eq : "");
 	}
-	free(name);
-	if (best)
-		nv_usage_error("unknown option '%s'; did you mean '%s%s'?", a, best->name,
-		               eq && best->kind != FLAG ? eq : "");
 	nv_usage_error("unknown option '%s' (see 'nvcc-lite --help')", a);
 }
 
+static void parse(int argc, char **argv, int depth);
+
+/* --options-file FILE: its words are options, parsed where it stands. */
 static void
-parse(int argc, char **argv)
+options_file(const char *path, int depth)
+{
+	FILE *fp = fopen(path, "r");
+	struct nv_strv words = { 0 };
+	char *text = NULL;
+	size_t cap = 0, len = 0, got;
+
+	if (depth > 8)
+		nv_usage_error("options file '%s' includes itself", path);
+	if (!fp)
+		nv_usage_error("cannot read options file '%s': %s", path, strerror(errno));
+	do {
+		text = xrealloc(text, cap += 4096);
+		got = fread(text + len, 1, cap - len - 1, fp);
+		len += got;
+	} while (got);
+	text[len] = '\0';
+	fclose(fp);
+	nv_strv_push(&words, "options-file");
+	nv_cuda_split_words(text, &words);
+	free(text);
+	parse((int)words.n, words.v, depth + 1); /* the words stay: flags keep pointers */
+}
+
+static void
+parse(int argc, char **argv, int depth)
 {
 	for (int i = 1; i < argc; i++) {
 		const struct flag *f;
 
 		if (argv[i][0] != '-' || !argv[i][1]) {
-			if (o.input)
-				nv_usage_error("more than one input file: '%s' and '%s'", o.input, argv[i]);
-			o.input = argv[i];
+			nv_strv_push(&o.inputs, argv[i]);
 			continue;
 		}
-		for (f = flags; f->name && !take(f, argc, argv, &i); f++)
+		for (f = flags; f->name && !take(f, argc, argv, &i, depth); f++)
 			;
 		if (!f->name)
 			unknown_flag(argv[i]);
@@ -330,37 +528,69 @@ stem(const char *path)
 	return dot ? xasprintf("%.*s", (int)(dot - b), b) : xstrdup(b);
 }
 
+/* The host compiler's own include directory (omp.h, quadmath.h): nvcc
+ * preprocesses device code with the host compiler, so it sees them. */
 static char *
-find_cuda(void)
+host_include_dir(void)
 {
-	const char *env = getenv("CUDA_PATH");
-	const char *cands[] = { env, env ? NULL : "/usr/local/cuda" };
+	const char *cc = o.ccbin ? o.ccbin : "gcc";
+	struct stat st;
+	char *cmd, line[4096] = "";
+	FILE *p;
+	size_t n;
 
-	/* A CUDA_PATH that is set wins, even when it holds no CUDA: then the
-	 * shim is used, which is how a machine without CUDA is tested. */
-	for (size_t i = 0; i < 2; i++) {
-		char *h;
-		struct stat st;
+	if (!stat(cc, &st) && S_ISDIR(st.st_mode))
+		cmd = xasprintf("%s -print-file-name=include 2>/dev/null", nv_shell_quote(xasprintf("%s/gcc", cc)));
+	else
+		cmd = xasprintf("%s -print-file-name=include 2>/dev/null", nv_shell_quote(cc));
+	p = popen(cmd, "r");
+	free(cmd);
+	if (!p)
+		return NULL;
+	if (!fgets(line, sizeof(line), p))
+		line[0] = '\0';
+	pclose(p);
+	n = strcspn(line, "\n");
+	line[n] = '\0';
+	return line[0] == '/' && !stat(line, &st) && S_ISDIR(st.st_mode) ? xstrdup(line) : NULL;
+}
 
-		if (!cands[i] || !*cands[i])
-			continue;
-		h = xasprintf("%s/include/cuda_runtime.h", cands[i]);
-		if (stat(h, &st) == 0) {
-			free(h);
-			return xstrdup(cands[i]);
-		}
-		free(h);
+/* The CUDA installation's part of the front end's command: the version
+ * clang cannot read from CUDA 13 (without it clang falls back to the launch
+ * API CUDA 13 removed), nvcc.profile's include directories, and the
+ * compatibility header. */
+static void
+front_end_cuda(struct nv_strv *av, const char *dir)
+{
+	char *hinc;
+
+	nv_strv_pushf(av, "--cuda-path=%s", cuda.root);
+	if (cuda.major) {
+		nv_strv_push(av, "-Xclang");
+		nv_strv_pushf(av, "-target-sdk-version=%d.%d", cuda.major, cuda.minor);
 	}
-	return NULL;
+	if (!cuda.incs.n)
+		nv_cuda_read_profile(&cuda);
+	for (size_t i = 0; i < cuda.incs.n; i++)
+		nv_strv_push(av, cuda.incs.v[i]);
+	/* found as a system header, so -MMD leaves it out as it does CUDA's */
+	nv_strv_push(av, "-isystem");
+	nv_strv_pushf(av, "%s/../share/nvcc-lite", dir);
+	nv_strv_push(av, "-include");
+	nv_strv_push(av, "nvcc_compat.h");
+	if ((hinc = host_include_dir())) {
+		nv_strv_push(av, "-idirafter");
+		nv_strv_push(av, hinc);
+		free(hinc);
+	}
 }
 
 static char **
-front_end(const char *dir)
+front_end(const char *dir, const char *out)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	const char *env = getenv("NVCC_LITE_CLANG");
 	char *clang = env ? xstrdup(env) : nv_spawn_find("clang-22", NV_LLVM_BINDIR);
-	char *cuda = find_cuda();
 
 	if (!clang)
 		clang = nv_spawn_find("clang", NV_LLVM_BINDIR);
@@ -373,18 +603,27 @@ front_end(const char *dir)
 	nv_strv_pushf(av, "--cuda-gpu-arch=%s", o.arch);
 	nv_strv_push(av, "-nocudalib");
 	nv_strv_push(av, "-Wno-unknown-cuda-version");
-	if (cuda) {
-		nv_strv_pushf(av, "--cuda-path=%s", cuda);
+	if (have_cuda) {
+		front_end_cuda(av, dir);
 	} else {
 		nv_strv_push(av, "-nocudainc");
 		nv_strv_push(av, "-include");
 		nv_strv_pushf(av, "%s/../share/nvcc-lite/cuda_shim.h", dir);
 	}
+	if (o.std)
+		nv_strv_pushf(av, "-std=%s", o.std); /* else clang's gnu++17, as nvcc's gcc */
 	nv_strv_push(av, "-O3");
 	nv_strv_push(av, "-Xclang");
 	nv_strv_push(av, "-disable-llvm-passes");
-	if (o.lineinfo)
+	if (o.device_debug) {
+		/* without it clang keeps only line directives in device code */
+		nv_strv_push(av, "--cuda-noopt-device-debug");
+		nv_strv_push(av, "-g");
+	} else if (o.lineinfo) {
 		nv_strv_push(av, "-gline-tables-only");
+	}
+	if (o.no_warnings)
+		nv_strv_push(av, "-w");
 	if (o.ftz == 1)
 		nv_strv_push(av, "-fgpu-flush-denormals-to-zero");
 	if (o.fmad == 0)
@@ -393,6 +632,8 @@ front_end(const char *dir)
 		nv_strv_push(av, "-fgpu-approx-transcendentals");
 	for (size_t i = 0; i < o.cpp.n; i++)
 		nv_strv_push(av, o.cpp.v[i]);
+	for (size_t i = 0; i < o.fe.n; i++)
+		nv_strv_push(av, o.fe.v[i]);
 	if (o.deps) {
 		nv_strv_push(av, o.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");
@@ -406,9 +647,8 @@ front_end(const char *dir)
 	nv_strv_push(av, "-c");
 	nv_strv_push(av, o.input);
 	nv_strv_push(av, "-o");
-	nv_strv_push(av, "-");
+	nv_strv_push(av, out);
 	free(clang);
-	free(cuda);
 	return av->v;
 }
 
@@ -555,7 +795,11 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 			nv_strv_push(av, "-fast-math");
 		if (o.maxreg)
 			nv_strv_pushf(av, "-maxrregcount=%lld", o.maxreg);
-		if (o.lineinfo)
+		if (have_cuda && nv_cuda_ptx_isa(&cuda))
+			nv_strv_pushf(av, "-ptx-isa=%d", nv_cuda_ptx_isa(&cuda));
+		if (o.device_debug)
+			nv_strv_push(av, "-g");
+		else if (o.lineinfo)
 			nv_strv_push(av, "-lineinfo");
 		if (o.out == OUT_CUBIN && !strstr(s->args, "-stop-after"))
 			nv_strv_push(av, "-cubin");
@@ -655,6 +899,7 @@ struct chain {
 	const char *name[MAX_STEPS];
 	size_t n;
 	const char *label;      /* "phase I", "phase II part 3", ... for -time */
+	int quiet_exit1;        /* exit status 1 says nothing new (the front end's errors) */
 	struct nv_chain run;
 };
 
@@ -717,16 +962,9 @@ keep_files(struct chain *c, const char *base, size_t first)
 	const char *kd = o.keep_dir ? o.keep_dir : ".";
 
 	for (size_t i = 0; i + 1 < c->n; i++) {
-		int fe = !strcmp(c->name[i], "front end");
-		char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, first + i, fe ? "cudafe" : c->name[i]);
-		size_t last = argv_len(c->argv[i]);
+		char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, first + i, c->name[i]);
 
-		if (fe) {
-			free(c->argv[i][last - 1]); /* the front end's "-o -" */
-			c->argv[i][last - 1] = xstrdup(f);
-		} else {
-			c->argv[i] = append(c->argv[i], "-o", f);
-		}
+		c->argv[i] = append(c->argv[i], "-o", f);
 		c->argv[i + 1] = append(c->argv[i + 1], f, NULL);
 		free(f);
 	}
@@ -935,7 +1173,9 @@ run_chains(struct chain *cs, size_t n, size_t max)
 					c = &cs[i];
 			if (c && w->failed && w->culprit == -1) {
 				nv_chain_blame(w);
-				nv_chain_report(w);
+				if (!c->quiet_exit1 || w->culprit < 0 || !WIFEXITED(w->status[w->culprit]) ||
+				    WEXITSTATUS(w->status[w->culprit]) != 1)
+					nv_chain_report(w);
 				if (!failed)
 					for (size_t i = 0; i < next; i++)
 						nv_chain_kill(&cs[i].run);
@@ -1019,31 +1259,44 @@ parts_wanted(void)
 struct plan {
 	const char *dir, *ext, *out, *tmp, *base;
 	enum nv_pipe_id pipe;
+	int is_cu;            /* the input goes through the front end */
+	char *fe_out;         /* the front end's module, for a .cu input */
 	char *p1;             /* Phase I's output, when there is a Phase II */
-	size_t n1;            /* Phase I's steps, front end included */
+	size_t n1;            /* steps before Phase II, front end included */
 	unsigned nparts;
 };
+
+/* The front end runs alone, into a file: when it fails, its diagnostics
+ * are the whole story, with no stage after it complaining of no input. */
+static void
+fe_chain(struct plan *p, struct chain *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->label = "front end";
+	c->quiet_exit1 = 1;
+	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
+	add_step(c, "front end", front_end(p->dir, p->fe_out));
+}
 
 static void
 phase1_chain(struct plan *p, struct chain *c)
 {
 	int split = has_phase(p->pipe, NV_PHASE_2);
+	size_t first = p->fe_out ? 1 : 0;
 
 	memset(c, 0, sizeof(*c));
 	c->label = "phase I";
-	if (!strcmp(p->ext, "cu"))
-		add_step(c, "front end", front_end(p->dir));
 	add_phase(c, p->pipe, NV_PHASE_1, p->dir);
 	if (!split)
 		add_phase(c, p->pipe, NV_PHASE_CODEGEN, p->dir);
 	if (split) {
 		/* named like a kept file, so -keep keeps it under that name */
-		p->p1 = xasprintf("%s/%s.%zu-%s.bc", p->tmp, p->base, c->n ? c->n - 1 : 0,
+		p->p1 = xasprintf("%s/%s.%zu-%s.bc", p->tmp, p->base, first + (c->n ? c->n - 1 : 0),
 		                  c->n ? c->name[c->n - 1] : "nv-opt");
 	}
-	wire(c, strcmp(p->ext, "cu") ? o.input : NULL, split ? p->p1 : p->out, p->dir);
-	p->n1 = c->n;
-	name_files(c, p->base, 0);
+	wire(c, p->fe_out ? p->fe_out : o.input, split ? p->p1 : p->out, p->dir);
+	p->n1 = first + c->n;
+	name_files(c, p->base, first);
 }
 
 /* Phase II (and codegen) on one module: in -> out. */
@@ -1126,16 +1379,20 @@ dryrun(struct plan *p)
 	printf("#!/bin/sh\n# nvcc-lite %s: %s\nset -e\n", nv_pipe_name(p->pipe), o.input);
 	if (o.save_remarks)
 		printf("mkdir -p %s\n", nv_shell_quote(o.save_remarks));
-	phase1_chain(p, &c);
-	if (!p->p1) {
-		show_chain(stdout, &c, "");
-		return;
+	if (p->is_cu)
+		fe_chain(p, &c);
+	if (p->is_cu || has_phase(p->pipe, NV_PHASE_2)) {
+		if (o.keep)
+			printf("tmp=%s\n", nv_shell_quote(o.keep_dir ? o.keep_dir : "."));
+		else
+			printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
 	}
-	if (o.keep)
-		printf("tmp=%s\n", nv_shell_quote(o.keep_dir ? o.keep_dir : "."));
-	else
-		printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
+	if (p->is_cu)
+		show_chain(stdout, &c, "");
+	phase1_chain(p, &c);
 	show_chain(stdout, &c, "");
+	if (!p->p1)
+		return;
 	if (p->nparts <= 1) {
 		phase2_chain(p, &c, p->p1, p->out, 1, "phase II");
 		show_chain(stdout, &c, "");
@@ -1165,7 +1422,10 @@ dryrun(struct plan *p)
 static void
 plan_paths(struct plan *p, struct nv_strv *paths)
 {
-	nv_strv_push(paths, p->p1);
+	if (p->fe_out)
+		nv_strv_push(paths, p->fe_out);
+	if (p->p1)
+		nv_strv_push(paths, p->p1);
 	for (unsigned i = 0; i < p->nparts; i++) {
 		nv_strv_pushf(paths, "%s/%s.split.%u.bc", p->tmp, p->base, i);
 		nv_strv_pushf(paths, "%s/%s.p2.%u.bc", p->tmp, p->base, i);
@@ -1178,16 +1438,23 @@ build(struct plan *p)
 {
 	struct chain c, *cs;
 	struct nv_strv paths = { 0 }, outs = { 0 };
-	int rc, ndefs;
+	int rc = 0, ndefs;
 
-	phase1_chain(p, &c);
-	if (!p->p1)
-		return run_one(&c);
+	if (p->is_cu)
+		fe_chain(p, &c);
 	plan_paths(p, &paths);
 	sig_paths = paths.v;
 	nsig_paths = paths.n;
-	rc = run_one(&c);
-	if (rc)
+	if (p->is_cu)
+		rc = run_one(&c);
+	if (!rc) {
+		phase1_chain(p, &c);
+		plan_paths(p, &paths); /* now with Phase I's output */
+		sig_paths = paths.v;
+		nsig_paths = paths.n;
+		rc = run_one(&c);
+	}
+	if (rc || !p->p1)
 		goto out;
 	ndefs = count_defs(p->p1);
 	if (ndefs < 0) {
@@ -1244,52 +1511,82 @@ open_timing(void)
 		                "arch , tool, metric , unit\n");
 }
 
-int
-main(int argc, char **argv)
+/* -arch=native: the GPU of this machine, through the CUDA driver as nvcc
+ * asks it; NULL when there is none. */
+static char *
+native_arch(void)
 {
-	struct plan p = { 0 };
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	int (*init)(unsigned), (*count)(int *), (*attr)(int *, int, int);
+	int n = 0, major = 0, minor = 0;
+	char *name = NULL;
+
+	if (!h)
+		return NULL;
+	*(void **)&init = dlsym(h, "cuInit");
+	*(void **)&count = dlsym(h, "cuDeviceGetCount");
+	*(void **)&attr = dlsym(h, "cuDeviceGetAttribute");
+	/* 75, 76: CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, _MINOR */
+	if (init && count && attr && !init(0) && !count(&n) && n > 0 && !attr(&major, 75, 0) &&
+	    !attr(&minor, 76, 0))
+		name = xasprintf("sm_%d%d", major, minor);
+	dlclose(h);
+	return name;
+}
+
+/* -arch's values that are not one GPU, as nvcc takes them. */
+static void
+resolve_arch(void)
+{
+	if (!strcmp(o.arch, "native")) {
+		char *a = native_arch();
+
+		if (a && nv_target_arch(a)) {
+			o.arch = a;
+		} else {
+			nv_warn("cannot find a valid GPU for '-arch=native': the default arch %s is used",
+			        NV_DEFAULT_ARCH);
+			o.arch = NV_DEFAULT_ARCH;
+		}
+	} else if (!strcmp(o.arch, "all") || !strcmp(o.arch, "all-major")) {
+		nv_usage_error("-arch=%s compiles for several GPUs, which -%s cannot hold: give one "
+		               "sm_XX", o.arch, o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "emit-llvm");
+	}
+	o.arch = nv_target_arch_or_die(o.arch)->name;
+}
+
+/* Every input is one nvcc-lite can compile and can read, before any is. */
+static void
+check_inputs(void)
+{
+	for (size_t i = 0; i < o.inputs.n; i++) {
+		const char *in = o.inputs.v[i], *ext = o.lang_cu ? "cu" : ext_of(in);
+
+		if (strcmp(ext, "cu") && strcmp(ext, "bc") && strcmp(ext, "ll"))
+			nv_usage_error("don't know what to do with '%s': expected a .cu, .bc or .ll file (or -x cu)",
+			               in);
+	}
+	for (size_t i = 0; i < o.inputs.n; i++)
+		if (access(o.inputs.v[i], R_OK))
+			nv_fatal("cannot read '%s':", o.inputs.v[i]);
+}
+
+/* One input to one output, as nvcc does it for each input it is given. */
+static int
+compile(const char *input, const char *dir)
+{
+	struct plan p = { .dir = dir, .pipe = the_pipe() };
+	const char *dep_file = o.dep_file, *dep_target = o.dep_target;
 	char tmpl[4096];
 	int rc;
 
-	nv_diag_init(argv[0]);
-	parse(argc, argv);
-	if (o.help || o.version || o.list_knobs) {
-		if (o.help)
-			help();
-		else if (o.version)
-			printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
-		else
-			list_knobs();
-		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
-	}
-	o.arch = nv_target_arch_or_die(o.arch)->name;
-	if (o.fast_math) {
-		/* nvcc: --use_fast_math -> -ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1 -fast-math */
-		o.ftz = o.ftz < 0 ? 1 : o.ftz;
-		o.prec_div = o.prec_div < 0 ? 0 : o.prec_div;
-		o.prec_sqrt = o.prec_sqrt < 0 ? 0 : o.prec_sqrt;
-	}
-	check_knobs();
-	p.dir = self_dir();
-	p.pipe = the_pipe();
-	if (o.print_pipeline) {
-		print_pipeline(p.dir);
-		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
-	}
-	if (!o.input)
-		nv_usage_error("no input file (see 'nvcc-lite --help')");
-	/* make's fds are checked before this process opens any file (rule 4) */
-	if (!o.dryrun && nv_js_init(&js, getenv("MAKEFLAGS"), o.jobserver))
-		nv_exit(NV_EXIT_ERROR);
-	p.ext = ext_of(o.input);
-	if (strcmp(p.ext, "cu") && strcmp(p.ext, "bc") && strcmp(p.ext, "ll"))
-		nv_usage_error("don't know what to do with '%s': expected a .cu, .bc or .ll file", o.input);
-	if (access(o.input, R_OK))
-		nv_fatal("cannot read '%s':", o.input);
+	o.input = input;
+	p.ext = o.lang_cu ? "cu" : ext_of(input);
+	p.is_cu = !strcmp(p.ext, "cu");
 	p.out = o.output ? xstrdup(o.output)
-	                 : xasprintf("%s.%s", stem(o.input),
+	                 : xasprintf("%s.%s", stem(input),
 	                             o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "bc");
-	p.base = stem(o.input);
+	p.base = stem(input);
 	if (o.deps)
 		dep_defaults(p.out);
 	p.nparts = parts_wanted();
@@ -1299,7 +1596,8 @@ main(int argc, char **argv)
 		p.tmp = TMP_MARK;
 	if (o.dryrun) {
 		dryrun(&p);
-		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+		rc = fflush(stdout) ? -1 : 0;
+		goto out;
 	}
 	if (!p.tmp) {
 		const char *t = getenv("TMPDIR");
@@ -1310,24 +1608,84 @@ main(int argc, char **argv)
 		p.tmp = tmpl;
 		sig_dir = tmpl;
 	}
-	if (o.time_file)
-		open_timing();
-	if (o.save_remarks && mkdir(o.save_remarks, 0777) && errno != EEXIST)
-		nv_fatal("cannot create '%s':", o.save_remarks);
-	nv_proc_on_signal(on_signal);
 	if (o.verbose && p.pipe != NV_PIPE_O0)
 		fprintf(stderr, "#$ %s\n", nv_pipe_name(p.pipe));
 	rc = build(&p);
 	drop_empty_remarks();
-	if (!rc && o.deps && strcmp(p.ext, "cu"))
+	if (!rc && o.deps && !p.is_cu)
 		write_deps();
 	if (sig_dir)
 		rmdir(sig_dir);
 	sig_dir = NULL;
+	if (rc)
+		remove_output(p.out);
+out:
+	o.dep_file = dep_file;
+	o.dep_target = dep_target;
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *dir;
+	int rc = 0;
+
+	nv_diag_init(argv[0]);
+	parse(argc, argv, 0);
+	if (o.help || o.version || o.list_knobs) {
+		if (o.help)
+			help();
+		else if (o.version)
+			printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
+		else
+			list_knobs();
+		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+	}
+	resolve_arch();
+	if (o.fast_math) {
+		/* nvcc: --use_fast_math -> -ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1 -fast-math */
+		o.ftz = o.ftz < 0 ? 1 : o.ftz;
+		o.prec_div = o.prec_div < 0 ? 0 : o.prec_div;
+		o.prec_sqrt = o.prec_sqrt < 0 ? 0 : o.prec_sqrt;
+	}
+	if (o.device_debug) {
+		/* nvcc -G: device code unoptimized, whatever -O says (that is for the host) */
+		o.olevel = 0;
+		o.fc = -1;
+	}
+	if (o.res_usage) {
+		if (o.out == OUT_CUBIN)
+			nv_strv_push(&o.xptxas, "-v");
+		else
+			nv_warn("resource usage is not shown as the final resource allocation is not done "
+			        "(it is with -cubin)");
+	}
+	check_knobs();
+	have_cuda = nv_cuda_find(&cuda) == 0;
+	dir = self_dir();
+	if (o.print_pipeline) {
+		print_pipeline(dir);
+		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+	}
+	if (!o.inputs.n)
+		nv_usage_error("no input file (see 'nvcc-lite --help')");
+	if (o.inputs.n > 1 && o.output)
+		nv_usage_error("a single input file is required when an output file is given (-o '%s')",
+		               o.output);
+	check_inputs();
+	/* make's fds are checked before this process opens any file (rule 4) */
+	if (!o.dryrun && nv_js_init(&js, getenv("MAKEFLAGS"), o.jobserver))
+		nv_exit(NV_EXIT_ERROR);
+	if (!o.dryrun && o.time_file)
+		open_timing();
+	if (!o.dryrun && o.save_remarks && mkdir(o.save_remarks, 0777) && errno != EEXIST)
+		nv_fatal("cannot create '%s':", o.save_remarks);
+	nv_proc_on_signal(on_signal);
+	for (size_t i = 0; i < o.inputs.n && !rc; i++)
+		rc = compile(o.inputs.v[i], dir);
 	nv_js_release_all();
 	if (timing && fclose(timing) && !rc)
 		nv_fatal("cannot write -time file '%s':", o.time_file);
-	if (rc)
-		remove_output(p.out);
 	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);
 }

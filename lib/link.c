@@ -193,3 +193,145 @@ nv_link_internalize(LLVMModuleRef m)
 	}
 	return n;
 }
+
+/* The global an annotation entry names, through the casts clang puts on it. */
+static LLVMValueRef
+strip_casts(LLVMValueRef v)
+{
+	while (v && LLVMIsAConstantExpr(v) && LLVMGetNumOperands(v) == 1)
+		v = LLVMGetOperand(v, 0);
+	return v;
+}
+
+/* Is entry e of llvm.global.annotations an "nvvm.managed" annotation? */
+static LLVMValueRef
+managed_var(LLVMValueRef e)
+{
+	LLVMValueRef gv, str, init;
+	const char *s;
+	size_t len;
+
+	if (!LLVMIsAConstantStruct(e) || LLVMGetNumOperands(e) < 2)
+		return NULL;
+	gv = strip_casts(LLVMGetOperand(e, 0));
+	str = strip_casts(LLVMGetOperand(e, 1));
+	if (!gv || !LLVMIsAGlobalVariable(gv) || !str || !LLVMIsAGlobalVariable(str))
+		return NULL;
+	init = LLVMGetInitializer(str);
+	if (!init || !LLVMIsConstantString(init))
+		return NULL;
+	s = LLVMGetAsString(init, &len);
+	return len >= 12 && !strncmp(s, "nvvm.managed", 12) && (len == 12 || !s[12]) ? gv : NULL;
+}
+
+/* __managed__ arrives from the front end as annotate("nvvm.managed"): give
+ * the variable the nvvm.annotations "managed" entry NVPTX prints as
+ * .attribute(.managed), and drop the annotation. */
+static unsigned
+lower_managed(LLVMModuleRef m)
+{
+	LLVMValueRef ann = LLVMGetNamedGlobal(m, "llvm.global.annotations"), init;
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	LLVMValueRef *keep;
+	unsigned n, nkeep = 0, nmanaged = 0;
+
+	if (!ann || !(init = LLVMGetInitializer(ann)) || !LLVMIsAConstantArray(init))
+		return 0;
+	n = (unsigned)LLVMGetNumOperands(init);
+	keep = xcalloc(n ? n : 1, sizeof(*keep));
+	for (unsigned i = 0; i < n; i++) {
+		LLVMValueRef e = LLVMGetOperand(init, i), gv = managed_var(e);
+
+		if (!gv) {
+			keep[nkeep++] = e;
+			continue;
+		}
+		LLVMMetadataRef md[3] = {
+			LLVMValueAsMetadata(gv),
+			LLVMMDStringInContext2(ctx, "managed", 7),
+			LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), 1, 0)),
+		};
+		LLVMAddNamedMetadataOperand(m, "nvvm.annotations",
+		                            LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, md, 3)));
+		nmanaged++;
+	}
+	if (nmanaged) {
+		LLVMTypeRef et = LLVMTypeOf(LLVMGetOperand(init, 0));
+
+		LLVMDeleteGlobal(ann);
+		if (nkeep) {
+			LLVMValueRef arr = LLVMConstArray2(et, keep, nkeep);
+			LLVMValueRef g = LLVMAddGlobal(m, LLVMTypeOf(arr), "llvm.global.annotations");
+
+			LLVMSetInitializer(g, arr);
+			LLVMSetLinkage(g, LLVMAppendingLinkage);
+			LLVMSetSection(g, "llvm.metadata");
+		}
+	}
+	free(keep);
+	return nmanaged;
+}
+
+/* nvcc names a static __global__ function as if it were not static
+ * (_Z6kernelPf, where clang mangles _ZL6kernelPf): the name a driver-API
+ * program passes to cuModuleGetFunction.  clang leaves such a kernel
+ * external, for the host to launch; so does this. */
+static unsigned
+rename_static_kernels(LLVMModuleRef m)
+{
+	unsigned n = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		size_t len;
+		const char *name = LLVMGetValueName2(f, &len);
+		char *nv;
+
+		if (len < 4 || strncmp(name, "_ZL", 3) || LLVMIsDeclaration(f) || !nv_is_kernel(f))
+			continue;
+		nv = xasprintf("_Z%s", name + 3);
+		if (!LLVMGetNamedFunction(m, nv) && !LLVMGetNamedGlobal(m, nv)) {
+			LLVMSetValueName2(f, nv, strlen(nv));
+			n++;
+		}
+		free(nv);
+	}
+	return n;
+}
+
+/* A vtable's pure or deleted virtual slot names __cxa_pure_virtual (or
+ * __cxa_deleted_virtual), which no GPU library defines: ptxas refuses the
+ * address of an undefined function.  Define it as the C++ runtime does,
+ * ending the program (trap), internal to the module. */
+static unsigned
+define_cxa_virtual(LLVMModuleRef m)
+{
+	static const char *const names[] = { "__cxa_pure_virtual", "__cxa_deleted_virtual" };
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	unsigned n = 0;
+
+	for (size_t i = 0; i < 2; i++) {
+		LLVMValueRef f = LLVMGetNamedFunction(m, names[i]), trap;
+		LLVMTypeRef vt = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
+		LLVMBuilderRef b;
+
+		if (!f || !LLVMIsDeclaration(f) || !LLVMGetFirstUse(f))
+			continue;
+		trap = LLVMGetNamedFunction(m, "llvm.trap");
+		if (!trap)
+			trap = LLVMAddFunction(m, "llvm.trap", vt);
+		b = LLVMCreateBuilderInContext(ctx);
+		LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
+		LLVMBuildCall2(b, vt, trap, NULL, 0, "");
+		LLVMBuildUnreachable(b);
+		LLVMDisposeBuilder(b);
+		LLVMSetLinkage(f, LLVMInternalLinkage);
+		n++;
+	}
+	return n;
+}
+
+unsigned
+nv_link_cudafe(LLVMModuleRef m)
+{
+	return lower_managed(m) + rename_static_kernels(m) + define_cxa_virtual(m);
+}

@@ -35,5 +35,10 @@ unsigned nv_link_internalize(LLVMModuleRef m);
  * uses, and unused declarations, until none is left (a deleted body can free
  * others).  Returns how many function bodies went. */
 unsigned nv_drop_unused_internals(LLVMModuleRef m);
+/* What nvcc's cudafe++ gives device code that clang's front end does not:
+ * __managed__ variables (annotate("nvvm.managed")) marked managed for
+ * NVPTX, static kernels named as nvcc names them, __cxa_pure_virtual
+ * defined (a trap).  Returns how many changed. */
+unsigned nv_link_cudafe(LLVMModuleRef m);
 
 #endif

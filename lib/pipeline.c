@@ -27,7 +27,7 @@
  */
 const struct nv_pipe_step nv_pipe_steps[] = {
 	/* prog        stage               phase          in            args                            arch  dropped by */
-	{ "nv-link", NV_STAGE_LINK, NV_PHASE_1, ALL, "--libdevice -internalize", 0, { 0 } },
+	{ "nv-link", NV_STAGE_LINK, NV_PHASE_1, ALL, "-cudafe --libdevice -internalize", 0, { 0 } },
 	{ "nv-reflect", NV_STAGE_REFLECT, NV_PHASE_1, ALL, "", 1, { 0 } },
 	{ "nv-inline", NV_STAGE_INLINE, NV_PHASE_1, OPT | P(OFCMID) | P(OFCMIN), "-O%O", 1, { 0 } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_1, OPT | P(OFCMIN), "-O%O -no-unroll -no-vectorize", 1, { 0 } },

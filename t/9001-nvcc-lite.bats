@@ -40,9 +40,9 @@ setup() {
 	run nvcc-lite -O0 -arch=sm_90 k.cu -o k0.ptx -v
 	assert_success
 	refute_output --partial "nv-opt"
-	assert_output --regexp "nv-link --libdevice -internalize \|
+	assert_output --regexp "nv-link -cudafe --libdevice -internalize [^ ]*k.0-cudafe.bc \|
 #\\$ [^ ]*/nv-reflect -arch=sm_90 \|
-#\\$ [^ ]*/nv-llc -O0 -arch=sm_90 -o k0.ptx"
+#\\$ [^ ]*/nv-llc -O0 -arch=sm_90( -ptx-isa=[0-9]+)? -o k0.ptx"
 	grep -q 'local_depot' k0.ptx
 	nvcc-lite -O3 -arch=sm_90 k.cu -o k3.ptx
 	! grep -q 'local_depot' k3.ptx
@@ -89,7 +89,10 @@ setup() {
 	run --separate-stderr nvcc-lite -arch=sm_90 b.cu -o b.ptx
 	assert_equal "$status" 1
 	[[ "$stderr" == *"undeclared_name"* ]] || fail "$stderr"
-	[[ "$stderr" == *"nvcc-lite: error: clang-22 failed with exit status 1"* ]] || fail "$stderr"
+	[[ "$stderr" == *"1 error generated"* ]] || fail "$stderr"
+	# clang's diagnostics are the whole story: no stage that got no input
+	# speaks, and the driver adds nothing to an ordinary compile error
+	[[ "$stderr" != *"nv-"* && "$stderr" != *"nvcc-lite:"* ]] || fail "$stderr"
 	assert_file_not_exists b.ptx
 }
 
@@ -155,7 +158,7 @@ setup() {
 @test "-Xcicc routes a knob to the stage that owns it and rejects unknown ones" {
 	run nvcc-lite -arch=sm_90 -Xcicc -nvptx-prec-divf32=0 k.cu -o approx.ptx -v
 	assert_success
-	assert_output --regexp "nv-llc -O3 -start-after=codegenprepare -arch=sm_90 -nvptx-prec-divf32=0"
+	assert_output --regexp "nv-llc -O3 -start-after=codegenprepare -arch=sm_90( -ptx-isa=[0-9]+)? -nvptx-prec-divf32=0"
 	grep -q 'div.approx.f32' approx.ptx
 	run --separate-stderr nvcc-lite -Xcicc -nvptx-prec-divf3=0 k.cu
 	assert_equal "$status" 2
@@ -204,9 +207,12 @@ setup() {
 	assert_equal "$status" 2
 	run --separate-stderr nvcc-lite k.cpp
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nvcc-lite: error: don't know what to do with 'k.cpp': expected a .cu, .bc or .ll file"
-	run --separate-stderr nvcc-lite k.cu k.cu
+	assert_equal "$stderr" "nvcc-lite: error: don't know what to do with 'k.cpp': expected a .cu, .bc or .ll file (or -x cu)"
+	run --separate-stderr nvcc-lite k.cu k.cu -o two.ptx
 	assert_equal "$status" 2
+	run --separate-stderr nvcc-lite k.cu missing.cu
+	assert_equal "$status" 1
+	assert_file_not_exists k.ptx # every input is checked before any is compiled
 	run --separate-stderr nvcc-lite missing.cu
 	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: cannot read 'missing.cu': No such file or directory"
