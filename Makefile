@@ -116,7 +116,7 @@ corpus:
 	elif ! command -v nvcc >/dev/null 2>&1 && [ ! -x "$${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]; then \
 		echo 'corpus: skipped: nvcc is not installed'; \
 	else \
-		$(MAKE) all && sh bench/corpus.sh $(CORPUS_OPTS) $(CORPUS); \
+		$(MAKE) --no-print-directory all && sh bench/corpus.sh $(CORPUS_OPTS) $(CORPUS); \
 	fi
 
 # The same kernels on a GPU, nvcc-lite's against nvcc's: outputs and times.

@@ -111,15 +111,18 @@ $cf_d"; cf_d=$(dirname "$cf_d"); done
 	:
 }
 
-# first_error LOG ROOT NAME: the first line that says error (else the first
+# first_error LOG ROOT NAME: the first line that says "error:" or "fatal:"
+# (else the first that mentions an error, a crash or a signal, else the first
 # line), the corpus directory's path written as its name, tabs as spaces.
 first_error() {
 	awk -v root="$2/" -v name="$3/" '
 	{ gsub(/\t/, " "); sub(/^ +/, ""); sub(/ +$/, "") }
 	$0 == "" { next }
 	first == "" { first = $0 }
-	/[Ee]rror|fatal/ { e = $0; exit }
+	/(^|[^A-Za-z])(error|fatal)[ \t]*:/ { e = $0; exit }
+	loose == "" && /[Ee]rror|[Ff]atal|[Aa]ssert|[Ss]egmentation|[Aa]bort|[Kk]illed|signal/ { loose = $0 }
 	END {
+		if (e == "") e = loose
 		if (e == "") e = first
 		if (e == "") e = "(no message)"
 		while ((i = index(e, root)) > 0) e = substr(e, 1, i - 1) name substr(e, i + length(root))
