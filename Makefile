@@ -106,6 +106,19 @@ bench: all
 bench-split: all
 	sh bench/split.sh
 
+# The real-world corpus (bench/corpus.sh): every .cu under CORPUS through
+# nvcc -ptx and nvcc-lite; CORPUS_OPTS for its options (-j 2, -k REGEX).
+CORPUS ?=
+CORPUS_OPTS ?=
+corpus:
+	@if [ -z "$(CORPUS)" ]; then \
+		echo 'corpus: skipped: no corpus (make corpus CORPUS="DIR..."; see bench/README.md)'; \
+	elif ! command -v nvcc >/dev/null 2>&1 && [ ! -x "$${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]; then \
+		echo 'corpus: skipped: nvcc is not installed'; \
+	else \
+		$(MAKE) --no-print-directory all && sh bench/corpus.sh $(CORPUS_OPTS) $(CORPUS); \
+	fi
+
 # The same kernels on a GPU, nvcc-lite's against nvcc's: outputs and times.
 # Without a CUDA driver or a GPU it says so and succeeds.
 bench/out/bench-gpu: bench/gpu.c
@@ -140,6 +153,6 @@ install: all lib/libnv.pc
 clean:
 	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags bench/out
 
-.PHONY: all toolcheck deps demo check bench bench-split bench-gpu csmith fuzz install clean print-ldflags FORCE
+.PHONY: all toolcheck deps demo check bench bench-split bench-gpu corpus csmith fuzz install clean print-ldflags FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

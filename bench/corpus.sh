@@ -1,0 +1,406 @@
+#!/bin/sh
+# bench/corpus.sh: every .cu under the given directories through nvcc -ptx
+# and nvcc-lite (sm_90, -O3, the same flags), ptxas -v on both PTX files,
+# and a report: nvcc-lite failures with their first error line, ptxas
+# rejections, .entry sets that differ from nvcc's, and per kernel registers,
+# spills, stack and PTX instructions for both.  See bench/README.md.
+#
+#   sh bench/corpus.sh [-j N] [-o DIR] [-k REGEX] [-x REGEX] [-f LIST] [-n N] DIR...
+#
+#   -j N          compile N files at once (default 1; quote times from -j 1)
+#   -o DIR        output directory (default bench/out, or BENCH_OUT)
+#   -k REGEX      only the files whose name (CORPUS/PATH) matches this ERE
+#   -x REGEX      leave out the files whose name matches this ERE
+#   -f LIST       only the files named in LIST, one CORPUS/PATH a line
+#                 (e.g. the lite-fail rows of a previous corpus-files.csv)
+#   -n N          only the first N files (after -k, -x and -f)
+#
+# CORPUS is a directory's base name (cuda-samples), PATH a .cu file's path
+# under it.  Extra flags for both compilers come from bench/corpus/CORPUS.flags
+# (GLOB on PATH) and from any .corpus-flags file between DIR and the source's
+# directory (GLOB on the path below it): lines "GLOB FLAGS...", GLOB a shell
+# pattern (* matches /), $ROOT in FLAGS the corpus directory, $HERE the flag
+# file's; every line that matches adds its flags, in order.
+# NVCC_LITE names the nvcc-lite to measure (default bin/nvcc-lite).
+#
+# Output: DIR/corpus.csv (a row per kernel), DIR/corpus-files.csv (a row
+# per file), DIR/corpus.md, PTX, logs and ptxas -v output under
+# DIR/corpus/CORPUS/PATH.*, and the summary on stdout.  Exit 0 when the
+# bar of issue #22 is met (nvcc-lite compiles at least 98% of the files
+# nvcc compiles, ptxas accepts all its PTX, every kernel set is nvcc's),
+# 1 when it is not, 2 on a usage error.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${BENCH_OUT:-$top/bench/out}
+jobs=1 keep='' drop='' list='' limit=0
+arch=sm_90
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "corpus: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	-j) jobs=${2:?}; shift 2 ;;
+	-j[0-9]*) jobs=${1#-j}; shift ;;
+	-o) out=${2:?}; shift 2 ;;
+	-k) keep=${2:?}; shift 2 ;;
+	-x) drop=${2:?}; shift 2 ;;
+	-f) list=${2:?}; shift 2 ;;
+	-n) limit=${2:?}; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option '$1' (try --help)" ;;
+	*) break ;;
+	esac
+done
+case $jobs in ''|*[!0-9]*|0) die "-j wants a positive count" ;; esac
+case $limit in ''|*[!0-9]*) die "-n wants a count" ;; esac
+[ $# -gt 0 ] || die "no corpus directory (try --help)"
+[ -z "$list" ] || [ -r "$list" ] || die "cannot read $list"
+
+find_tool() { # find_tool NAME DIR...: the first of PATH, then DIRs
+	t=$1; shift
+	command -v "$t" 2>/dev/null && return
+	for d in "$@"; do [ -x "$d/$t" ] && { echo "$d/$t"; return; }; done
+	return 1
+}
+cuda=${CUDA_PATH:-/usr/local/cuda}
+lite=${NVCC_LITE:-$top/bin/nvcc-lite}
+[ -x "$lite" ] || die "$lite is not built (run make)"
+nvcc=$(find_tool nvcc "$cuda/bin") || die "nvcc is not installed: the corpus is measured against it"
+ptxas=$(find_tool ptxas "$cuda/bin") || die "ptxas is not installed"
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# flag_rules FILE HERE ROOT REL: the flags of FILE's lines whose glob
+# matches REL (the source's path below HERE).
+flag_rules() {
+	awk -v rel="$4" -v here="$2" -v root="$3" '
+	function glob2re(g,   r, i, c) {
+		r = "^"
+		for (i = 1; i <= length(g); i++) {
+			c = substr(g, i, 1)
+			if (c == "*") r = r ".*"
+			else if (c == "?") r = r "."
+			else if (index(".[]^$+(){}|\\", c)) r = r "\\" c
+			else r = r c
+		}
+		return r "$"
+	}
+	function subst(s, from, to,   i, o) { # every "from" in s by "to", literally
+		o = ""
+		while ((i = index(s, from)) > 0) { o = o substr(s, 1, i - 1) to; s = substr(s, i + length(from)) }
+		return o s
+	}
+	/^[ \t]*(#|$)/ { next }
+	rel ~ glob2re($1) { sub(/^[ \t]*[^ \t]+[ \t]*/, ""); print subst(subst($0, "$ROOT", root), "$HERE", here) }' "$1"
+}
+
+# corpus_flags ROOT REL: the extra flags of ROOT/REL, on one line.
+corpus_flags() {
+	cf_root=$1 cf_rel=$2
+	f=$top/bench/corpus/$(basename "$cf_root").flags
+	[ -f "$f" ] && flag_rules "$f" "$top/bench/corpus" "$cf_root" "$cf_rel"
+	# .corpus-flags files, the corpus directory's first
+	cf_d=$(dirname "$cf_rel") cf_dirs=.
+	while [ "$cf_d" != . ]; do cf_dirs="$cf_dirs
+$cf_d"; cf_d=$(dirname "$cf_d"); done
+	echo "$cf_dirs" | sort | while IFS= read -r cf_d; do
+		h=$cf_root/$cf_d
+		[ "$cf_d" = . ] && h=$cf_root
+		[ -f "$h/.corpus-flags" ] && flag_rules "$h/.corpus-flags" "$h" "$cf_root" "${cf_rel#"$cf_d"/}"
+	done
+	:
+}
+
+# first_error LOG ROOT NAME: the first line that says "error:" or "fatal:"
+# (else the first that mentions an error, a crash or a signal, else the first
+# line), the corpus directory's path written as its name, tabs as spaces.
+first_error() {
+	awk -v root="$2/" -v name="$3/" '
+	{ gsub(/\t/, " "); sub(/^ +/, ""); sub(/ +$/, "") }
+	$0 == "" { next }
+	first == "" { first = $0 }
+	/(^|[^A-Za-z])(error|fatal)[ \t]*:/ { e = $0; exit }
+	loose == "" && /[Ee]rror|[Ff]atal|[Aa]ssert|[Ss]egmentation|[Aa]bort|[Kk]illed|signal/ { loose = $0 }
+	END {
+		if (e == "") e = loose
+		if (e == "") e = first
+		if (e == "") e = "(no message)"
+		while ((i = index(e, root)) > 0) e = substr(e, 1, i - 1) name substr(e, i + length(root))
+		print substr(e, 1, 300)
+	}' "$1"
+}
+
+# entries PTX: the .entry names, sorted.
+entries() {
+	sed -n 's/^[^/]*\.entry[ 	]*\([A-Za-z0-9_$.]*\).*/\1/p' "$1" | sort -u
+}
+
+# kernel_insts PTX: "ENTRY INSTRUCTIONS" for each .entry: the statements of
+# its body (bench/run.sh's count, but a statement over several lines, as
+# call.uni is printed, counts once).
+kernel_insts() {
+	awk '
+	{ sub(/\/\/.*/, ""); gsub(/^[ \t]+|[ \t]+$/, "") }
+	$0 == "" { next }
+	depth == 0 && /\.entry[ \t]/ {
+		cur = $0; sub(/.*\.entry[ \t]+/, "", cur); sub(/[^A-Za-z0-9_$.].*/, "", cur)
+		n[cur] = 0; order[++nk] = cur; next
+	}
+	depth == 0 && /\.func[ \t]/ { cur = ""; next }
+	/^\{/ { depth++; st = ""; next }
+	/^\}/ { depth--; st = ""; if (depth == 0) cur = ""; next }
+	/:$/ { st = ""; next }
+	depth > 0 && cur != "" {
+		st = st == "" ? $0 : st " " $0
+		if (/;$/) { if (st !~ /^\./) n[cur]++; st = "" }
+	}
+	END { for (i = 1; i <= nk; i++) print order[i], n[order[i]] }' "$1"
+}
+
+# kernel_ptxas LOG: "ENTRY REGISTERS SPILL STACK" for each entry of a
+# ptxas -v log; spill is store plus load bytes, both the entry's own.
+kernel_ptxas() {
+	awk '
+	/Compiling entry function/ { e = $0; sub(/.*function ./, "", e); sub(/. for .*/, "", e); cur = e }
+	/Function properties for/ { f = $NF }
+	/bytes stack frame/ { stack[f] = $1; spill[f] = $5 + $9 }
+	/Used [0-9]+ registers/ && cur != "" {
+		for (i = 1; i <= NF; i++) if ($i == "Used") r = $(i + 1)
+		print cur, r, spill[cur] + 0, stack[cur] + 0; cur = ""
+	}' "$1"
+}
+
+# one ROOT REL RESULT: compile ROOT/REL with both, measure, and write
+# RESULT.file (a tab-separated line) and RESULT.kern (a line per kernel).
+one() {
+	root=$1 rel=$2 res=$3
+	name=$(basename "$root")
+	key=$name/$rel
+	src=$root/$rel
+	art=$out/corpus/$key
+	mkdir -p "$(dirname "$art")"
+	rm -f "$art".*
+	flags=$(corpus_flags "$root" "$rel" | tr '\n' ' ' | sed 's/  */ /g; s/^ //; s/ $//')
+	nvcc_ms=- lite_ms=- nk=- lk=- ent=- px=- err='' only_n='' only_l='' status=ok
+	# the flags split on blanks, never globbed
+	set -f
+	t0=$(now_ms)
+	# shellcheck disable=SC2086
+	(cd "$(dirname "$src")" && "$nvcc" -ptx -arch=$arch -O3 $flags "$src" -o "$art.nvcc.ptx") \
+		>"$art.nvcc.err" 2>&1
+	rc=$?
+	t1=$(now_ms)
+	if [ $rc != 0 ]; then
+		status=nvcc-fail err=$(first_error "$art.nvcc.err" "$root" "$name")
+	else
+		nvcc_ms=$((t1 - t0))
+		t0=$(now_ms)
+		# shellcheck disable=SC2086
+		(cd "$(dirname "$src")" && "$lite" -arch=$arch -O3 $flags "$src" -o "$art.lite.ptx") \
+			>"$art.lite.err" 2>&1
+		rc=$?
+		t1=$(now_ms)
+		[ $rc = 0 ] && [ ! -s "$art.lite.ptx" ] && { echo "nvcc-lite wrote no PTX" >>"$art.lite.err"; rc=1; }
+	fi
+	set +f
+	if [ $status = ok ] && [ $rc != 0 ]; then
+		status=lite-fail err=$(first_error "$art.lite.err" "$root" "$name")
+	elif [ $status = ok ]; then
+		lite_ms=$((t1 - t0))
+		entries "$art.nvcc.ptx" >"$art.nvcc.entries"
+		entries "$art.lite.ptx" >"$art.lite.entries"
+		nk=$(grep -c . "$art.nvcc.entries") lk=$(grep -c . "$art.lite.entries")
+		only_n=$(comm -23 "$art.nvcc.entries" "$art.lite.entries" | tr '\n' ' ' | sed 's/ $//')
+		only_l=$(comm -13 "$art.nvcc.entries" "$art.lite.entries" | tr '\n' ' ' | sed 's/ $//')
+		if [ -z "$only_n$only_l" ]; then ent=same; else ent=differ; fi
+		"$ptxas" -v -arch=$arch "$art.nvcc.ptx" -o /dev/null >"$art.nvcc.ptxas" 2>&1 ||
+			echo "corpus: ptxas rejects nvcc's PTX of $key" >&2
+		if "$ptxas" -v -arch=$arch "$art.lite.ptx" -o /dev/null >"$art.lite.ptxas" 2>&1; then
+			px=ok
+		else
+			px=reject status=ptxas-reject err=$(first_error "$art.lite.ptxas" "$out/corpus" corpus)
+		fi
+		[ $status = ok ] && [ $ent = differ ] && status=entry-mismatch
+		# a row per kernel of either: nvcc's numbers, then nvcc-lite's
+		for c in nvcc lite; do
+			kernel_ptxas "$art.$c.ptxas" | sed "s/^/$c P /"
+			kernel_insts "$art.$c.ptx" | sed "s/^/$c I /"
+			sed "s/^/$c E /" "$art.$c.entries"
+		done | awk -v key="$key" '
+		$2 == "E" { if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 } }
+		$2 == "P" { p[$1, $3] = $4 "\t" $5 "\t" $6 }
+		$2 == "I" { ins[$1, $3] = $4 }
+		function cols(c, k) {
+			return (((c, k) in p) ? p[c, k] : "-\t-\t-") "\t" (((c, k) in ins) ? ins[c, k] : "-")
+		}
+		END { for (i = 1; i <= n; i++) print key "\t" order[i] "\t" cols("nvcc", order[i]) "\t" cols("lite", order[i]) }
+		' >"$res.kern"
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$status" "$nvcc_ms" "$lite_ms" \
+		"$nk" "$lk" "$ent" "$px" "$err" "$only_n" "$only_l" "$flags" >"$res.file"
+	printf '%-15s %s\n' "$status" "$key" >&2
+}
+
+# The files: CORPUS/PATH, filtered, numbered.
+work=$out/corpus/.work
+rm -rf "$work"
+mkdir -p "$work" || die "cannot make $work"
+names=''
+for d in "$@"; do
+	[ -d "$d" ] || die "$d is not a directory"
+	root=$(cd "$d" && pwd)
+	n=$(basename "$root")
+	case " $names " in *" $n "*) die "two corpora named '$n'" ;; esac
+	names="$names $n"
+	(cd "$root" && find . -name '*.cu' -type f | sed 's|^\./||' | LC_ALL=C sort) |
+		awk -v r="$root" -v n="$n" '{ print n "/" $0 "\t" r "\t" $0 }'
+done >"$work/all"
+sel=$work/all
+if [ -n "$keep" ]; then awk -F'\t' -v re="$keep" '$1 ~ re' "$sel" >"$work/k"; sel=$work/k; fi
+if [ -n "$drop" ]; then awk -F'\t' -v re="$drop" '$1 !~ re' "$sel" >"$work/x"; sel=$work/x; fi
+if [ -n "$list" ]; then
+	awk -F'\t' 'NR == FNR { want[$1] = 1; next } $1 in want' "$list" "$sel" >"$work/f"; sel=$work/f
+fi
+if [ "$limit" -gt 0 ]; then head -n "$limit" "$sel" >"$work/n"; sel=$work/n; fi
+total=$(grep -c . "$sel")
+[ "$total" -gt 0 ] || die "no .cu file to compile"
+awk '{ printf "%06d\t%s\n", NR, $0 }' "$sel" >"$work/list"
+echo "corpus: $total files, -j $jobs; nvcc-lite is $lite" >&2
+
+# -j N: N workers, each on every Nth file
+i=0
+while [ $i -lt "$jobs" ]; do
+	awk -v j="$jobs" -v i="$i" '(NR - 1) % j == i' "$work/list" | while IFS='	' read -r id key root rel; do
+		one "$root" "$rel" "$work/$id"
+	done &
+	i=$((i + 1))
+done
+wait
+
+# The report
+nvcc_v=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+lite_v=$("$lite" --version 2>/dev/null | head -n 1)
+cat "$work"/*.file >"$work/files"
+cat "$work"/*.kern >"$work/kerns" 2>/dev/null || : >"$work/kerns"
+# shellcheck disable=SC2016
+csv='
+function q(s) { if (s ~ /[",\n]/ || s ~ /^ /) { gsub(/"/, "\"\"", s); s = "\"" s "\"" } return s }
+function row(   i, s) { s = q($1); for (i = 2; i <= NF; i++) s = s "," q($i); return s }'
+{
+	echo "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts"
+	awk -F'\t' "$csv"' { print row() }' "$work/kerns"
+} >"$out/corpus.csv"
+{
+	echo "file,status,nvcc_ms,lite_ms,nvcc_kernels,lite_kernels,entries,ptxas,first_error,only_nvcc,only_lite,flags"
+	awk -F'\t' "$csv"' { print row() }' "$work/files"
+} >"$out/corpus-files.csv"
+
+awk -F'\t' -v md="$out/corpus.md" -v jobs="$jobs" -v nvcc_v="$nvcc_v" -v lite_v="$lite_v" \
+    -v lite="$lite" -v names="$names" -v arch="$arch" '
+function corpus(k) { sub(/\/.*/, "", k); return k }
+function cell(s) { gsub(/\|/, "\\|", s); return s }
+function pct(a, b) { return b ? sprintf("%d (%.1f%%)", a, 100 * a / b) : a "" }
+function gm(s, n) { return n ? sprintf("%.3f", exp(s / n)) : "-" }
+function mx1(x) { return x < 1 ? 1 : x }
+FNR == 1 { part++ }
+part == 1 {
+	nf++; key[nf] = $1; st[nf] = $2; err[nf] = $9; on[nf] = $10; ol[nf] = $11
+	c = corpus($1)
+	for (j = 1; j <= 2; j++) {
+		g = j == 1 ? "all" : c
+		files[g]++
+		if ($2 != "nvcc-fail") nok[g]++
+		if ($2 != "nvcc-fail" && $2 != "lite-fail") lok[g]++
+		if ($8 == "reject") rej[g]++
+		if ($7 == "differ") mis[g]++
+		if ($2 == "ok") good[g]++
+		if ($3 != "-" && $4 != "-") { ts[g] += log(mx1($4) / mx1($3)); tn[g]++; nms[g] += $3; lms[g] += $4 }
+	}
+	if ($2 == "lite-fail") {
+		m = $9
+		# the cause: the message without its place (file:line:col: or file(line):)
+		sub(/^[^ ]*[:(][0-9]+[):]([0-9]+:)? */, "", m)
+		if (!(m in cause)) corder[++ncause] = m
+		cause[m]++
+	}
+	next
+}
+{
+	c = corpus($1)
+	if ($3 == "-" || $7 == "-" || $6 == "-" || $10 == "-") next
+	for (j = 1; j <= 2; j++) {
+		g = j == 1 ? "all" : c
+		kn[g]++
+		rs[g] += log(mx1($7) / mx1($3))
+		ss[g] += log(($8 + 1) / ($4 + 1))
+		ks[g] += log(($9 + 1) / ($5 + 1))
+		is[g] += log(mx1($10) / mx1($6))
+	}
+}
+END {
+	ng = split("all" names, grp, " ")
+	print "# nvcc-lite on a corpus" >md
+	printf "\nnvcc %s and %s at %s, `-arch=%s -O3` and each file'\''s flags, -j %d%s.\n\n", nvcc_v, lite_v, lite, arch, jobs,
+		(jobs > 1 ? " (times not for quoting)" : "") >md
+	h = "|"; s = "|---|"
+	for (j = 1; j <= ng; j++) { h = h " | " grp[j]; s = s "---|" }
+	print h " |" >md; print s >md
+	split("files|nvcc -ptx fails (not counted)|nvcc compiles|nvcc-lite compiles|ptxas rejects nvcc-lite'\''s PTX|.entry set differs|all good", lab, "|")
+	for (r = 1; r <= 7; r++) {
+		line = "| " lab[r]
+		for (j = 1; j <= ng; j++) {
+			g = grp[j]
+			v = r == 1 ? files[g] + 0 : r == 2 ? files[g] - nok[g] : r == 3 ? nok[g] + 0 : \
+			    r == 4 ? pct(lok[g] + 0, nok[g] + 0) : r == 5 ? rej[g] + 0 : r == 6 ? mis[g] + 0 : pct(good[g] + 0, nok[g] + 0)
+			line = line " | " v
+		}
+		print line " |" >md
+	}
+	split("kernels compared|registers|spill bytes (x+1)|stack bytes (x+1)|PTX instructions|compile time per file|files timed|compile s, nvcc / nvcc-lite", lab, "|")
+	print "" >md
+	h = "| geomean nvcc-lite / nvcc"; s = "|---|"
+	for (j = 1; j <= ng; j++) { h = h " | " grp[j]; s = s "---|" }
+	print h " |" >md; print s >md
+	for (r = 1; r <= 8; r++) {
+		line = "| " lab[r]
+		for (j = 1; j <= ng; j++) {
+			g = grp[j]
+			v = r == 1 ? kn[g] + 0 : r == 2 ? gm(rs[g], kn[g]) : r == 3 ? gm(ss[g], kn[g]) : r == 4 ? gm(ks[g], kn[g]) : \
+			    r == 5 ? gm(is[g], kn[g]) : r == 6 ? gm(ts[g], tn[g]) : r == 7 ? tn[g] + 0 : \
+			    sprintf("%.1f / %.1f", nms[g] / 1000, lms[g] / 1000)
+			line = line " | " v
+		}
+		print line " |" >md
+	}
+	print "\nRegisters and instructions as max(x,1); a kernel counts when both PTX files pass ptxas." >md
+	if (ncause) {
+		print "\n## nvcc-lite failures by cause\n\n| files | first error, its place left out |\n|---|---|" >md
+		# most files first
+		for (i = 1; i <= ncause; i++) idx[i] = i
+		for (i = 2; i <= ncause; i++) for (j = i; j > 1 && cause[corder[idx[j]]] > cause[corder[idx[j - 1]]]; j--) {
+			t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t
+		}
+		for (i = 1; i <= ncause; i++) printf "| %d | %s |\n", cause[corder[idx[i]]], cell(corder[idx[i]]) >md
+	}
+	split("lite-fail|ptxas-reject|entry-mismatch|nvcc-fail", which, "|")
+	split("nvcc-lite failures|ptxas rejections of nvcc-lite'\''s PTX|.entry sets that differ|nvcc -ptx fails (not counted)", title, "|")
+	for (w = 1; w <= 4; w++) {
+		n = 0
+		for (i = 1; i <= nf; i++) if (w == 3 ? on[i] ol[i] != "" : st[i] == which[w]) n++
+		if (!n) continue
+		printf "\n## %s (%d)\n\n", title[w], n >md
+		print (w == 3 ? "| file | only nvcc | only nvcc-lite |\n|---|---|---|" : "| file | first error |\n|---|---|") >md
+		for (i = 1; i <= nf; i++) {
+			if (w == 3 && on[i] ol[i] != "") printf "| %s | %s | %s |\n", key[i], on[i], ol[i] >md
+			else if (w != 3 && st[i] == which[w]) printf "| %s | %s |\n", key[i], cell(err[i]) >md
+		}
+	}
+	# stdout: the two tables
+	close(md)
+	while ((getline l < md) > 0) { if (l ~ /^## /) break; if (l ~ /^\|/ || (l == "" && tables)) print l; if (l ~ /^\|/) tables = 1 }
+	bar = nok["all"] && lok["all"] >= 0.98 * nok["all"] && !rej["all"] && !mis["all"]
+	exit bar ? 0 : 1
+}' "$work/files" "$work/kerns"
+rc=$?
+echo "CSV in $out/corpus.csv and $out/corpus-files.csv, Markdown in $out/corpus.md"
+exit $rc

@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# bench/corpus.sh on a tiny corpus written here: a file both compile, one
+# nvcc rejects, one the nvcc-lite under test fails on, one whose kernel set
+# it changes, and one that needs a .corpus-flags define.  Needs nvcc.
+
+load helper
+
+have_nvcc() {
+	command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]
+}
+
+setup_file() {
+	have_nvcc || return 0
+	export TINY="$BATS_FILE_TMPDIR/tiny" OUT="$BATS_FILE_TMPDIR/out" RC
+	mkdir -p "$TINY/sub"
+	cat >"$TINY/good.cu" <<-'EOF'
+		extern "C" __global__ void scale(float *x, float a, int n)
+		{
+			int i = blockIdx.x * blockDim.x + threadIdx.x;
+			if (i < n) x[i] *= a;
+		}
+		__global__ void add(int *x, const int *y) { x[threadIdx.x] += y[threadIdx.x]; }
+	EOF
+	cat >"$TINY/syntax.cu" <<-'EOF'
+		__global__ void broken(int *x) { x[0] = 1 }
+	EOF
+	cat >"$TINY/breaks.cu" <<-'EOF'
+		__global__ void fine(int *x) { x[0] = 1; }
+	EOF
+	cat >"$TINY/mismatch.cu" <<-'EOF'
+		__global__ void both(int *x) { x[0] = 1; }
+		#ifdef EXTRA
+		__global__ void extra(int *x) { x[1] = 2; }
+		#endif
+	EOF
+	cat >"$TINY/sub/flagged.cu" <<-'EOF'
+		#ifndef SCALE
+		#error SCALE is not defined
+		#endif
+		__global__ void flagged(float *x) { x[threadIdx.x] *= SCALE; }
+	EOF
+	printf '# a define for sub/\n\nsub/*.cu\t-DSCALE=2.0f  -I$ROOT/sub\n' >"$TINY/.corpus-flags"
+	# the nvcc-lite measured: the real one, made to fail on breaks.cu and
+	# to see a second kernel in mismatch.cu
+	cat >"$BATS_FILE_TMPDIR/lite" <<-EOF
+		#!/bin/sh
+		for a; do
+			case \$a in
+			*breaks.cu) echo "\$a:1:7: error: this nvcc-lite is made to fail" >&2; echo "second line" >&2; exit 1 ;;
+			*mismatch.cu) set -- -DEXTRA "\$@"; break ;;
+			esac
+		done
+		exec "$TOP/bin/nvcc-lite" "\$@"
+	EOF
+	chmod +x "$BATS_FILE_TMPDIR/lite"
+	RC=0
+	NVCC_LITE="$BATS_FILE_TMPDIR/lite" sh "$TOP/bench/corpus.sh" -j 2 -o "$OUT" "$TINY" \
+		>"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || RC=$?
+}
+
+need_nvcc() {
+	have_nvcc || skip "nvcc is not installed"
+}
+
+@test "corpus.sh: each file's status, with the first error line of a failure" {
+	need_nvcc
+	# the bar is not met: nvcc-lite fails on one of four files, one kernel set differs
+	assert_equal "$RC" 1
+	run cat "$OUT/corpus-files.csv"
+	assert_line --index 0 "file,status,nvcc_ms,lite_ms,nvcc_kernels,lite_kernels,entries,ptxas,first_error,only_nvcc,only_lite,flags"
+	assert_line --regexp '^tiny/good\.cu,ok,[0-9]+,[0-9]+,2,2,same,ok,,,,$'
+	assert_line --regexp '^tiny/syntax\.cu,nvcc-fail,-,-,-,-,-,-,"?tiny/syntax\.cu.*error.*,,,$'
+	assert_line --regexp '^tiny/breaks\.cu,lite-fail,[0-9]+,-,-,-,-,-,tiny/breaks\.cu:1:7: error: this nvcc-lite is made to fail,,,$'
+	assert_line --regexp '^tiny/mismatch\.cu,entry-mismatch,[0-9]+,[0-9]+,1,2,differ,ok,,,_Z5extraPi,$'
+	assert_line --regexp "^tiny/sub/flagged\.cu,ok,.*,-DSCALE=2\.0f -I$TINY/sub\$"
+	run cat "$BATS_FILE_TMPDIR/stderr"
+	assert_line --regexp '^lite-fail +tiny/breaks\.cu$'
+}
+
+@test "corpus.sh: a row per kernel with both compilers' numbers" {
+	need_nvcc
+	run cat "$OUT/corpus.csv"
+	assert_line --index 0 "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts"
+	assert_line --regexp '^tiny/good\.cu,scale,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+$'
+	assert_line --regexp '^tiny/good\.cu,_Z3addPiPKi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+$'
+	assert_line --regexp '^tiny/mismatch\.cu,_Z5extraPi,-,-,-,-,[0-9]+,0,0,[0-9]+$'
+	assert_line --regexp '^tiny/sub/flagged\.cu,_Z7flaggedPf,'
+	refute_output --partial "breaks.cu"
+	# the instruction count is the entry body's statements
+	run awk -F, '$2 == "scale" && ($6 < 4 || $6 > 40 || $10 < 4 || $10 > 40)' "$OUT/corpus.csv"
+	assert_output ""
+}
+
+@test "corpus.sh: the Markdown summary, failures by cause, and the mismatch" {
+	need_nvcc
+	run cat "$OUT/corpus.md"
+	assert_line "| files | 5 | 5 |"
+	assert_line "| nvcc -ptx fails (not counted) | 1 | 1 |"
+	assert_line "| nvcc-lite compiles | 3 (75.0%) | 3 (75.0%) |"
+	assert_line "| .entry set differs | 1 | 1 |"
+	assert_line "| all good | 2 (50.0%) | 2 (50.0%) |"
+	assert_line "| kernels compared | 4 | 4 |"
+	assert_line "| 1 | error: this nvcc-lite is made to fail |"
+	assert_line "| tiny/breaks.cu | tiny/breaks.cu:1:7: error: this nvcc-lite is made to fail |"
+	assert_line "| tiny/mismatch.cu |  | _Z5extraPi |"
+	assert_line --regexp '^\| tiny/syntax\.cu \| tiny/syntax\.cu.*error'
+	run cat "$BATS_FILE_TMPDIR/stdout"
+	assert_line "| nvcc-lite compiles | 3 (75.0%) | 3 (75.0%) |"
+	refute_output --partial "## "
+}
+
+@test "corpus.sh: -k, -x, -f and -n choose the files" {
+	need_nvcc
+	run sh "$TOP/bench/corpus.sh" -k 'good|sub/' -x flagged -o "$BATS_TEST_TMPDIR/o" "$TINY"
+	assert_success
+	run cut -d, -f1,2 "$BATS_TEST_TMPDIR/o/corpus-files.csv"
+	assert_output "file,status
+tiny/good.cu,ok"
+	printf 'tiny/sub/flagged.cu\ntiny/good.cu\n' >"$BATS_TEST_TMPDIR/list"
+	run sh "$TOP/bench/corpus.sh" -f "$BATS_TEST_TMPDIR/list" -n 1 -o "$BATS_TEST_TMPDIR/o" "$TINY"
+	assert_success
+	run cut -d, -f1,2 "$BATS_TEST_TMPDIR/o/corpus-files.csv"
+	assert_output "file,status
+tiny/good.cu,ok"
+}
+
+@test "corpus.sh refuses what it does not understand" {
+	run -2 sh "$TOP/bench/corpus.sh" -q "$TINY"
+	assert_output "corpus: unknown option '-q' (try --help)"
+	run -2 sh "$TOP/bench/corpus.sh" -j 0 "$TINY"
+	assert_output "corpus: -j wants a positive count"
+	run -2 sh "$TOP/bench/corpus.sh"
+	assert_output "corpus: no corpus directory (try --help)"
+	run -0 sh "$TOP/bench/corpus.sh" --help
+	assert_line --index 0 "bench/corpus.sh: every .cu under the given directories through nvcc -ptx"
+	need_nvcc
+	run -2 sh "$TOP/bench/corpus.sh" -o "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/none"
+	assert_output "corpus: $BATS_TEST_TMPDIR/none is not a directory"
+	mkdir -p "$BATS_TEST_TMPDIR/empty"
+	run -2 sh "$TOP/bench/corpus.sh" -o "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/empty"
+	assert_output "corpus: no .cu file to compile"
+}
+
+@test "make corpus without a corpus says so and succeeds" {
+	run make -s -C "$TOP" corpus CORPUS=
+	assert_success
+	assert_output --partial "corpus: skipped: no corpus"
+}
