@@ -132,7 +132,7 @@ first_error() {
 
 # entries PTX: the .entry names, sorted.
 entries() {
-	sed -n 's/^[^/]*\.entry[ 	]*\([A-Za-z0-9_$.]*\).*/\1/p' "$1" | sort -u
+	sed -n '/\.extern/!s/^[^/]*\.entry[ 	]*\([A-Za-z0-9_$.]*\).*/\1/p' "$1" | sort -u
 }
 
 # kernel_insts PTX: "ENTRY INSTRUCTIONS" for each .entry: the statements of
@@ -213,9 +213,11 @@ one() {
 		only_n=$(comm -23 "$art.nvcc.entries" "$art.lite.entries" | tr '\n' ' ' | sed 's/ $//')
 		only_l=$(comm -13 "$art.nvcc.entries" "$art.lite.entries" | tr '\n' ' ' | sed 's/ $//')
 		if [ -z "$only_n$only_l" ]; then ent=same; else ent=differ; fi
-		"$ptxas" -v -arch=$arch "$art.nvcc.ptx" -o /dev/null >"$art.nvcc.ptxas" 2>&1 ||
+		# relocatable device code refers to other files: compile only
+		case " $flags " in *" -rdc=true "* | *" -rdc true "*) pc=-c ;; *) pc= ;; esac
+		"$ptxas" $pc -v -arch=$arch "$art.nvcc.ptx" -o /dev/null >"$art.nvcc.ptxas" 2>&1 ||
 			echo "corpus: ptxas rejects nvcc's PTX of $key" >&2
-		if "$ptxas" -v -arch=$arch "$art.lite.ptx" -o /dev/null >"$art.lite.ptxas" 2>&1; then
+		if "$ptxas" $pc -v -arch=$arch "$art.lite.ptx" -o /dev/null >"$art.lite.ptxas" 2>&1; then
 			px=ok
 		else
 			px=reject status=ptxas-reject err=$(first_error "$art.lite.ptxas" "$out/corpus" corpus)

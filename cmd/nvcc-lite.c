@@ -39,7 +39,7 @@ enum out_kind { OUT_PTX, OUT_CUBIN, OUT_LLVM };
 static struct {
 	const char *input, *output, *arch, *keep_dir, *save_remarks;
 	const char *std, *ccbin;  /* -std=c++17; -ccbin (its include dir reaches the front end) */
-	int lang_cu, device_debug, no_warnings, res_usage;
+	int lang_cu, device_debug, no_warnings, res_usage, rdc;
 	const char *dep_file, *dep_target; /* -MF, -MT */
 	enum out_kind out;
 	const char *time_file;
@@ -251,6 +251,8 @@ static void set_prec_div(const char *v) { o.prec_div = boolean("-prec-div", v); 
 static void set_prec_sqrt(const char *v) { o.prec_sqrt = boolean("-prec-sqrt", v); }
 static void set_fmad(const char *v) { o.fmad = boolean("-fmad", v); }
 static void set_fast_math(const char *v) { (void)v; o.fast_math = 1; }
+static void set_rdc(const char *v) { o.rdc = boolean("-rdc", v); }
+static void add_include(const char *v) { nv_strv_push(&o.cpp, "-include"); nv_strv_push(&o.cpp, v); }
 
 static void
 set_maxreg(const char *v)
@@ -295,6 +297,8 @@ static const struct flag flags[] = {
 	{ "-x", "--x", VALUE, "cu", "treat the inputs as CUDA sources whatever their extension", set_lang },
 	{ "-G", "--device-debug", FLAG, NULL, "device debug information; the device code is not optimized (nvopt<O0>)", set_device_debug },
 	{ "-g", "--debug", FLAG, NULL, "host debug information: kept for the host compiler, no effect on device code", set_host_debug },
+	{ "-rdc", "--relocatable-device-code", VALUE, "true|false", "relocatable device code: no whole-program mode, extern device functions and variables, kernels launching kernels (default false)", set_rdc },
+	{ "-include", "--pre-include", VALUE, "FILE", "include FILE before the source", add_include },
 	{ "-Xcompiler", "--compiler-options", VALUE, "OPT,...", "host compiler options, kept for the host side; -D, -U and -I also reach the device front end", add_xcompiler },
 	{ "-Xlinker", "--linker-options", VALUE, "OPT,...", "host linker options, kept for the host link", add_xlinker },
 	{ "-ccbin", "--compiler-bindir", VALUE, "PATH", "the host compiler (default gcc); device code sees its own headers (omp.h) as nvcc's does", set_ccbin },
@@ -394,8 +398,7 @@ take(const struct flag *f, int argc, char **argv, int *i, int depth)
  * own message rather than a guess at a name. */
 static const struct { const char *name, *what; } unsupported[] = {
 	{ "-c", "compiling to a host object" }, { "--compile", "compiling to a host object" },
-	{ "-dc", "relocatable device code" }, { "--device-c", "relocatable device code" },
-	{ "-rdc", "relocatable device code" }, { "--relocatable-device-code", "relocatable device code" },
+	{ "-dc", "compiling to a relocatable host object" }, { "--device-c", "compiling to a relocatable host object" },
 	{ "-dlink", "device linking" }, { "--device-link", "device linking" },
 	{ "-link", "linking" }, { "--link", "linking" }, { "-lib", "libraries" }, { "--lib", "libraries" },
 	{ "-run", "running" }, { "--run", "running" }, { "-fatbin", "fatbinaries" }, { "--fatbin", "fatbinaries" },
@@ -612,6 +615,8 @@ front_end(const char *dir, const char *out)
 	}
 	if (o.std)
 		nv_strv_pushf(av, "-std=%s", o.std); /* else clang's gnu++17, as nvcc's gcc */
+	if (o.rdc)
+		nv_strv_push(av, "-fgpu-rdc");
 	nv_strv_push(av, "-O3");
 	nv_strv_push(av, "-Xclang");
 	nv_strv_push(av, "-disable-llvm-passes");
@@ -771,6 +776,9 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 	free(prog);
 	for (char *t = strtok_r(args, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
 		char *pct = strstr(t, "%O");
+
+		if (o.rdc && !strcmp(t, "-internalize"))
+			continue; /* -rdc=true: other files may call in, so no whole-program mode */
 
 		if (pct)
 			nv_strv_pushf(av, "%.*s%d%s", (int)(pct - t), t, nv_pipe_olevel(the_pipe()), pct + 2);

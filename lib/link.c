@@ -330,8 +330,45 @@ define_cxa_virtual(LLVMModuleRef m)
 	return n;
 }
 
+/* Is call c a device-side launch (cudaLaunchDevice, as CUDA's headers
+ * spell it, or cudaLaunchDeviceV2 under it)? */
+static int
+is_device_launch(LLVMValueRef c)
+{
+	LLVMValueRef callee = LLVMIsACallInst(c) ? LLVMGetCalledValue(c) : NULL;
+	size_t len;
+	const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+
+	return strstr(name, "cudaLaunchDevice") != NULL;
+}
+
+/* -rdc=true: a kernel of another file that this one launches from device
+ * code arrives as a plain declaration; nvcc declares it .extern .entry, so
+ * nvlink finds the kernel it names. */
+static unsigned
+mark_extern_kernels(LLVMModuleRef m)
+{
+	unsigned n = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f) || nv_is_kernel(f))
+			continue;
+		for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+			LLVMValueRef c = LLVMGetUser(u);
+
+			if (is_device_launch(c) && LLVMGetNumArgOperands(c) > 0 && LLVMGetOperand(c, 0) == f) {
+				LLVMSetFunctionCallConv(f, LLVMPTXKernelCallConv);
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
 unsigned
 nv_link_cudafe(LLVMModuleRef m)
 {
-	return lower_managed(m) + rename_static_kernels(m) + define_cxa_virtual(m);
+	return lower_managed(m) + rename_static_kernels(m) + define_cxa_virtual(m) +
+	       mark_extern_kernels(m);
 }

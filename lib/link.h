@@ -38,7 +38,8 @@ unsigned nv_drop_unused_internals(LLVMModuleRef m);
 /* What nvcc's cudafe++ gives device code that clang's front end does not:
  * __managed__ variables (annotate("nvvm.managed")) marked managed for
  * NVPTX, static kernels named as nvcc names them, __cxa_pure_virtual
- * defined (a trap).  Returns how many changed. */
+ * defined (a trap), kernels of other files launched from device code
+ * declared kernels.  Returns how many changed. */
 unsigned nv_link_cudafe(LLVMModuleRef m);
 
 #endif

@@ -1,0 +1,252 @@
+#!/usr/bin/env bats
+# nvcc-lite on CUDA sources as real programs are written: host code with
+# launches, CUB, Thrust, cooperative groups, lambdas, __managed__, and
+# nvcc's command line as Makefiles use it.  Where nvcc is installed, the
+# kernel set must be nvcc's.
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+cuda_root() {
+	local r=${CUDA_PATH:-/usr/local/cuda}
+	[ -f "$r/include/cuda_runtime.h" ] && echo "$r"
+}
+
+have_nvcc() {
+	[ -n "$(cuda_root)" ] && [ -x "$(cuda_root)/bin/nvcc" ]
+}
+
+# The .entry definitions of a PTX file, sorted.
+entries() {
+	sed -n '/\.extern/!s/^[^/]*\.entry[ 	]*\([A-Za-z0-9_$]*\).*/\1/p' "$1" | sort -u
+}
+
+# same_kernels SRC [FLAGS...]: nvcc-lite compiles SRC, ptxas takes the PTX,
+# and the kernel set is nvcc's (or, without nvcc, not empty).
+same_kernels() {
+	local src=$1
+	shift
+	run --separate-stderr nvcc-lite -arch=sm_90 "$@" "$src" -o lite.ptx
+	[ "$status" -eq 0 ] || fail "nvcc-lite $src: $stderr"
+	entries lite.ptx >lite.entries
+	[ -s lite.entries ] || fail "$src: no kernel in nvcc-lite's PTX"
+	if have_ptxas; then
+		run "$(ptxas_bin)" -arch=sm_90 lite.ptx -o /dev/null
+		[ "$status" -eq 0 ] || fail "ptxas rejects nvcc-lite's PTX of $src: $output"
+	fi
+	if have_nvcc; then
+		"$(cuda_root)/bin/nvcc" -ptx -arch=sm_90 "$@" "$src" -o nvcc.ptx
+		entries nvcc.ptx >nvcc.entries
+		run diff nvcc.entries lite.entries
+		[ "$status" -eq 0 ] || fail "$src: kernel sets differ (< nvcc, > nvcc-lite): $output"
+	fi
+}
+
+@test "host code with <<<>>> launches compiles under CUDA 13 (the new launch API)" {
+	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
+	cat >launch.cu <<'EOF'
+#include <cstdio>
+#include <cuda_runtime.h>
+__global__ void add(const float *a, float *b, int n) {
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) b[i] += a[i];
+}
+static __global__ void scale(float *b, float s) { b[threadIdx.x] *= s; }
+int main() {
+	float *a, *b;
+	cudaMalloc(&a, 1024 * sizeof(float));
+	cudaMalloc(&b, 1024 * sizeof(float));
+	add<<<4, 256>>>(a, b, 1024);
+	scale<<<1, 32, 0, 0>>>(b, 2.0f);
+	printf("%d\n", max(3, 4) + (int)min(2u, 5));
+	return cudaDeviceSynchronize() != cudaSuccess;
+}
+EOF
+	same_kernels launch.cu
+	# a static kernel has nvcc's name, the one cuModuleGetFunction takes
+	grep -q '_Z5scalePff' lite.entries
+}
+
+@test "__managed__ variables are device variables with .attribute(.managed)" {
+	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
+	cat >managed.cu <<'EOF'
+__managed__ int counter;
+__device__ __managed__ float table[4];
+__global__ void bump() { atomicAdd(&counter, 1); table[threadIdx.x & 3] = 1.0f; }
+int main() { bump<<<1, 4>>>(); return counter; }
+EOF
+	same_kernels managed.cu
+	grep -q '.global .attribute(.managed) .align 4 .u32 counter;' lite.ptx
+	grep -q '.global .attribute(.managed) .align 4 .b8 table\[16\];' lite.ptx
+}
+
+@test "CUB block primitives and the cache-hinted stores clang lacks compile" {
+	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
+	cat >cub.cu <<'EOF'
+#include <cub/cub.cuh>
+template <int THREADS>
+__global__ void block_sum(const int *in, int *out) {
+	using Reduce = cub::BlockReduce<int, THREADS>;
+	__shared__ typename Reduce::TempStorage tmp;
+	int s = Reduce(tmp).Sum(in[blockIdx.x * THREADS + threadIdx.x]);
+	if (threadIdx.x == 0) __stcs(out + blockIdx.x, s);
+}
+template __global__ void block_sum<128>(const int *, int *);
+template __global__ void block_sum<256>(const int *, int *);
+EOF
+	same_kernels cub.cu -std=c++17
+	grep -q 'st.global.cs' lite.ptx
+}
+
+@test "Thrust algorithms instantiate nvcc's kernels" {
+	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
+	cat >thrust.cu <<'EOF'
+#include <thrust/device_vector.h>
+#include <thrust/transform.h>
+#include <thrust/reduce.h>
+struct square { __host__ __device__ float operator()(float x) const { return x * x; } };
+int main() {
+	thrust::device_vector<float> v(1000, 2.0f), w(1000);
+	thrust::transform(v.begin(), v.end(), w.begin(), square());
+	return thrust::reduce(w.begin(), w.end()) > 0 ? 0 : 1;
+}
+EOF
+	same_kernels thrust.cu
+}
+
+@test "cooperative groups and extended lambdas compile" {
+	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
+	cat >cg.cu <<'EOF'
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void warp_sum(const int *in, int *out) {
+	cg::thread_block block = cg::this_thread_block();
+	cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+	int v = cg::reduce(tile, in[block.thread_rank()], cg::plus<int>());
+	if (tile.thread_rank() == 0) atomicAdd(out, v);
+}
+template <class F> __global__ void apply(float *p, F f) { p[threadIdx.x] = f(p[threadIdx.x]); }
+void run(float *p, float k) {
+	apply<<<1, 32>>>(p, [=] __device__(float x) { return x * k; });
+}
+EOF
+	same_kernels cg.cu --extended-lambda --expt-relaxed-constexpr
+}
+
+@test "-std, -x cu, --options-file and comma lists in -X options reach their tools" {
+	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
+	printf '#if __cplusplus < 202002L\n#error not C++20\n#endif\n__global__ void k(int *p) { p[0] = 1; }\n' >k.cpp
+	run --separate-stderr nvcc-lite -arch=sm_90 -x cu -std=c++20 k.cpp -o k.ptx
+	[ "$status" -eq 0 ] || fail "$stderr"
+	grep -q '.entry _Z1kPi' k.ptx
+	run --separate-stderr nvcc-lite -arch=sm_90 -x cu -std=c++17 k.cpp -o k17.ptx
+	assert_equal "$status" 1
+	[[ "$stderr" == *"not C++20"* ]] || fail "$stderr"
+	printf -- '-arch=sm_90 -std=c++20\n-x cu "-DGREETING=a b"\n' >opts
+	run --separate-stderr nvcc-lite --options-file opts k.cpp -o o.ptx
+	[ "$status" -eq 0 ] || fail "$stderr"
+	grep -q '.target sm_90' o.ptx
+	run --separate-stderr nvcc-lite -arch=sm_90 -x cu -std=c++20 -Xcompiler -DA=1,-DB=2 -Xcicc -nvptx-prec-divf32=0,-pass-remarks=nv-none k.cpp -dryrun
+	[ "$status" -eq 0 ] || fail "$stderr"
+	[[ "$output" == *"-DA=1 -DB=2"* ]] || fail "$output"
+	[[ "$output" == *"-nvptx-prec-divf32=0 -pass-remarks=nv-none"* ]] || fail "$output"
+}
+
+@test "nvcc's flags for the host side and for warnings are accepted, and checked as nvcc checks them" {
+	cp "$FIXTURES/saxpy.cu" k.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 -g -lineinfo -w -Wno-deprecated-gpu-targets --threads 2 \
+		-ccbin gcc -Xlinker -lm -Xcompiler -fPIC,-O2 -Werror=all-warnings,reorder k.cu -o k.ptx
+	[ "$status" -eq 0 ] || fail "$stderr"
+	grep -q '.loc' k.ptx
+	run --separate-stderr nvcc-lite -Werror=foo k.cu
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nvcc-lite: error: value 'foo' is not defined for option 'Werror'"
+	run --separate-stderr nvcc-lite -std=c++99 k.cu
+	assert_equal "$status" 2
+	run --separate-stderr nvcc-lite -x c++ k.cu
+	assert_equal "$status" 2
+}
+
+@test "an unknown flag gets a suggestion only when one fits, and nvcc's build flags say what is missing" {
+	cp "$FIXTURES/saxpy.cu" k.cu
+	run --separate-stderr nvcc-lite -c k.cu
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+	[[ "$stderr" == *"-c: compiling to a host object is not supported"* ]] || fail "$stderr"
+	run --separate-stderr nvcc-lite -q k.cu
+	assert_equal "$stderr" "nvcc-lite: error: unknown option '-q' (see 'nvcc-lite --help')"
+	run --separate-stderr nvcc-lite -lineinf k.cu
+	assert_equal "$stderr" "nvcc-lite: error: unknown option '-lineinf'; did you mean '-lineinfo'?"
+}
+
+@test "-G keeps full debug information: .target ..., debug, DWARF sections, unoptimized" {
+	cp "$FIXTURES/saxpy.cu" k.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 -G -O3 k.cu -o g.ptx
+	[ "$status" -eq 0 ] || fail "$stderr"
+	grep -q '^.target sm_90, debug' g.ptx
+	grep -q '.section	.debug_info' g.ptx
+	if have_ptxas; then
+		run "$(ptxas_bin)" -g -arch=sm_90 g.ptx -o /dev/null
+		[ "$status" -eq 0 ] || fail "$output"
+	fi
+}
+
+@test "-arch=native without a GPU falls back to the default arch as nvcc does; -arch=all is refused with -ptx" {
+	cp "$FIXTURES/saxpy.cu" k.cu
+	if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+		skip "this machine has a GPU"
+	fi
+	run --separate-stderr nvcc-lite -arch=native k.cu -o n.ptx
+	assert_success
+	assert_equal "$stderr" "nvcc-lite: warning: cannot find a valid GPU for '-arch=native': the default arch sm_75 is used"
+	grep -qx '.target sm_75' n.ptx
+	run --separate-stderr nvcc-lite -arch=all k.cu
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+}
+
+@test "several inputs give one output each, and all are checked before any is compiled" {
+	cp "$FIXTURES/saxpy.cu" a.cu
+	cp "$FIXTURES/saxpy.cu" b.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 a.cu b.cu
+	assert_success
+	assert_file_exists a.ptx
+	assert_file_exists b.ptx
+	rm a.ptx b.ptx
+	run --separate-stderr nvcc-lite -arch=sm_90 a.cu nothere.cu
+	assert_equal "$status" 1
+	assert_file_not_exists a.ptx
+}
+
+@test "-rdc=true keeps device functions external and declares a kernel launched from another file" {
+	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
+	cat >rdc.cu <<'EOF'
+__device__ int helper(int x) { return x + 1; }
+extern __global__ void child(int *p);
+__global__ void parent(int *p) { child<<<1, 1>>>(p); p[1] = helper(p[0]); }
+EOF
+	run --separate-stderr nvcc-lite -arch=sm_90 -rdc=true rdc.cu -o rdc.ptx
+	[ "$status" -eq 0 ] || fail "$stderr"
+	grep -q '^.visible .func .*_Z6helperi' rdc.ptx
+	grep -q '^.extern .entry _Z5childPi' rdc.ptx
+	if have_ptxas; then
+		run "$(ptxas_bin)" -c -arch=sm_90 rdc.ptx -o /dev/null
+		[ "$status" -eq 0 ] || fail "$output"
+	fi
+	run --separate-stderr nvcc-lite -arch=sm_90 rdc.cu -o whole.ptx
+	assert_equal "$status" 1 # whole-program mode: child is nowhere
+}
+
+@test "a front-end error is one diagnostic block from clang and exit status 1" {
+	printf '__global__ void k(float *p) { p[0] = undeclared_name; }\n' >bad.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 bad.cu -o bad.ptx
+	assert_equal "$status" 1
+	[[ "$stderr" == "bad.cu:1:"*"error: use of undeclared identifier 'undeclared_name'"* ]] || fail "$stderr"
+	[[ "$stderr" == *"1 error generated"* ]] || fail "$stderr"
+	[[ "$stderr" != *"nvcc-lite:"* && "$stderr" != *"nv-"* ]] || fail "$stderr"
+	assert_file_not_exists bad.ptx
+}
