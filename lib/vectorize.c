@@ -22,6 +22,7 @@
 
 #define PASS "nv-vectorize"
 #define MD_ID "nv.vectorize.id" /* i32: which candidate the loop is */
+#define KEEP "nv.vectorize.keep" /* call (i32 candidate, start of each header phi) */
 #define MAX_TRIES 3             /* a try only takes loops out, so this is plenty */
 #define MAX_CHAIN 16            /* address instructions recomputed before the loop */
 #define WIDE_BYTES 16           /* ld/st.v4.b32, the widest PTX access */
@@ -482,8 +483,64 @@ decide_function(struct state *st, unsigned fi, LLVMValueRef fn)
 
 /* --- a try --- */
 
+/* Before LLVM's run, the loop's preheader gets a call to the keeper fn
+ * with the value each header phi starts with.  When the trip count is a
+ * constant, LLVM enters the vector loop unconditionally and folds the phis
+ * of scalar.ph into the values the vector loop leaves; versioning then
+ * needs the start values back (see version()), and the call keeps them. */
 static void
-mark(struct state *st, LLVMModuleRef w)
+keep_starts(LLVMValueRef fn, const struct nv_fn_loops *a, unsigned l, unsigned k)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+	LLVMValueRef args[64];
+	LLVMBasicBlockRef ph, hdr = a->g.bb[a->ls.v[l].header];
+	LLVMBuilderRef b;
+	unsigned n = 0;
+
+	if (a->ls.v[l].preheader == NV_NONE)
+		return;
+	ph = a->g.bb[a->ls.v[l].preheader];
+	args[n++] = LLVMConstInt(LLVMInt32TypeInContext(ctx), k, 0);
+	for (LLVMValueRef p = LLVMGetFirstInstruction(hdr); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
+		LLVMValueRef start = NULL;
+
+		for (unsigned i = 0; i < LLVMCountIncoming(p) && !start; i++)
+			if (LLVMGetIncomingBlock(p, i) == ph)
+				start = LLVMGetIncomingValue(p, i);
+		if (!start || n == sizeof(args) / sizeof(*args))
+			return; /* version() finds no keeper and refuses where it needs one */
+		args[n++] = start;
+	}
+	b = LLVMCreateBuilderInContext(ctx);
+	LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(ph));
+	LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+	LLVMDisposeBuilder(b);
+}
+
+/* The keeper call of each candidate after LLVM's run (NULL where none), in keep[k]. */
+static void
+find_keepers(LLVMValueRef fn, LLVMValueRef *keep, unsigned nc)
+{
+	memset(keep, 0, nc * sizeof(*keep));
+	for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef call = LLVMGetUser(u);
+		unsigned long long k = LLVMConstIntGetZExtValue(LLVMGetOperand(call, 0));
+
+		if (k < nc)
+			keep[k] = call;
+	}
+}
+
+static void
+drop_keepers(LLVMValueRef fn)
+{
+	while (LLVMGetFirstUse(fn))
+		LLVMInstructionEraseFromParent(LLVMGetUser(LLVMGetFirstUse(fn)));
+	LLVMDeleteFunction(fn);
+}
+
+static void
+mark(struct state *st, LLVMModuleRef w, LLVMValueRef keeper)
 {
 	unsigned fi = (unsigned)-1;
 	LLVMValueRef fn = NULL;
@@ -509,6 +566,7 @@ mark(struct state *st, LLVMModuleRef w)
 		nv_loop_md_set(&a.ls, c->loop, "llvm.loop.vectorize.width", 1, (int32_t)c->vf);
 		nv_loop_md_set(&a.ls, c->loop, "llvm.loop.interleave.count", 1, (int32_t)c->ic);
 		nv_loop_md_set(&a.ls, c->loop, MD_ID, 1, (int32_t)k);
+		keep_starts(keeper, &a, c->loop, k);
 	}
 	if (built)
 		nv_fn_loops_release(&a);
@@ -644,14 +702,88 @@ first_value(LLVMBuilderRef b, struct chain *c, LLVMValueRef x)
 	return n;
 }
 
+static int
+phi_in(LLVMValueRef x, LLVMBasicBlockRef bb)
+{
+	return LLVMIsAPHINode(x) && LLVMGetInstructionParent(x) == bb;
+}
+
+/* Can the scalar loop after sph be entered from vector.ph?  Each header
+ * phi takes from sph a phi of sph (whose other entry is the start value)
+ * or, where LLVM folded that phi away, the value the vector loop leaves:
+ * then the keeper's operand of the same rank is the start value. */
+static LLVMBasicBlockRef
+scalar_header(LLVMBasicBlockRef sph, LLVMValueRef keep)
+{
+	LLVMValueRef t = LLVMGetBasicBlockTerminator(sph);
+	LLVMBasicBlockRef hdr;
+	unsigned j = 0, folded = 0, nk = keep ? (unsigned)LLVMGetNumArgOperands(keep) : 0;
+
+	if (!t || !LLVMIsABranchInst(t) || LLVMIsConditional(t))
+		return NULL;
+	hdr = LLVMGetSuccessor(t, 0);
+	for (LLVMValueRef p = LLVMGetFirstInstruction(hdr); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
+		LLVMValueRef r = incoming_from(p, sph);
+
+		if (!r)
+			return NULL;
+		j++;
+		if (phi_in(r, sph))
+			continue;
+		if (j >= nk || LLVMTypeOf(LLVMGetOperand(keep, j)) != LLVMTypeOf(p))
+			return NULL;
+		folded++;
+	}
+	return !folded || j + 1 == nk ? hdr : NULL;
+}
+
+/* Give each header phi that takes a folded value from sph a phi of sph:
+ * that value from sph's other predecessors, the start value from vector.ph. */
+static void
+unfold_starts(LLVMBuilderRef b, LLVMBasicBlockRef sph, LLVMBasicBlockRef hdr, LLVMBasicBlockRef ph,
+              LLVMValueRef keep)
+{
+	LLVMValueRef sv = LLVMBasicBlockAsValue(sph), body = LLVMGetFirstInstruction(sph);
+	unsigned j = 0;
+
+	while (LLVMIsAPHINode(body))
+		body = LLVMGetNextInstruction(body);
+
+	for (LLVMValueRef p = LLVMGetFirstInstruction(hdr); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
+		unsigned at = 0;
+		LLVMValueRef r, n, start;
+
+		j++;
+		while (LLVMGetIncomingBlock(p, at) != sph)
+			at++;
+		r = LLVMGetIncomingValue(p, at);
+		if (phi_in(r, sph))
+			continue;
+		LLVMPositionBuilderBefore(b, body);
+		n = LLVMBuildPhi(b, LLVMTypeOf(p), "nv.vec.start");
+		for (LLVMUseRef u = LLVMGetFirstUse(sv); u; u = LLVMGetNextUse(u)) {
+			LLVMValueRef t = LLVMGetUser(u);
+			LLVMBasicBlockRef from;
+
+			if (!LLVMIsATerminatorInst(t) || (from = LLVMGetInstructionParent(t)) == ph)
+				continue;
+			LLVMAddIncoming(n, &r, &from, 1);
+		}
+		start = LLVMGetOperand(keep, j);
+		LLVMAddIncoming(n, &start, &ph, 1);
+		LLVMSetOperand(p, at, n);
+	}
+}
+
 /* Branch from vector.ph to the scalar loop unless every misaligned wide
  * access of the vector loop is aligned in its first iteration; then mark
  * them aligned.  Returns NULL, or why it cannot. */
 static const char *
-version(LLVMModuleRef w, const struct vloop *v, LLVMValueRef *ops, unsigned *need, unsigned n)
+version(LLVMModuleRef w, const struct vloop *v, LLVMValueRef *ops, unsigned *need, unsigned n,
+        LLVMValueRef keep)
 {
 	LLVMContextRef ctx = LLVMGetModuleContext(w);
-	LLVMBasicBlockRef sph = NULL;
+	LLVMBasicBlockRef sph = NULL, hdr;
 	LLVMValueRef term = LLVMGetBasicBlockTerminator(v->ph), mterm, acc, ok;
 	LLVMBuilderRef b;
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
@@ -678,6 +810,8 @@ version(LLVMModuleRef w, const struct vloop *v, LLVMValueRef *ops, unsigned *nee
 		if (!start)
 			return "alignment is not provable, and the scalar loop has no entry but the vector one";
 	}
+	if (!(hdr = scalar_header(sph, keep)))
+		return "alignment is not provable, and the scalar loop's start values are lost";
 	for (unsigned i = 0; i < n; i++)
 		if (!computable(v, LLVMGetOperand(ops[i], LLVMIsALoadInst(ops[i]) ? 0 : 1), 0))
 			return "alignment is not provable, and an address cannot be computed before the loop";
@@ -696,7 +830,6 @@ version(LLVMModuleRef w, const struct vloop *v, LLVMValueRef *ops, unsigned *nee
 	LLVMInstructionEraseFromParent(term);
 	LLVMPositionBuilderAtEnd(b, v->ph);
 	LLVMBuildCondBr(b, ok, v->header, sph);
-	LLVMDisposeBuilder(b);
 	for (LLVMValueRef p = LLVMGetFirstInstruction(sph); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
 		LLVMValueRef start = NULL;
 		LLVMBasicBlockRef from = v->ph;
@@ -706,6 +839,8 @@ version(LLVMModuleRef w, const struct vloop *v, LLVMValueRef *ops, unsigned *nee
 				start = LLVMGetIncomingValue(p, i);
 		LLVMAddIncoming(p, &start, &from, 1);
 	}
+	unfold_starts(b, sph, hdr, v->ph, keep);
+	LLVMDisposeBuilder(b);
 	for (unsigned i = 0; i < n; i++)
 		LLVMSetAlignment(ops[i], need[i]);
 	return NULL;
@@ -714,7 +849,7 @@ version(LLVMModuleRef w, const struct vloop *v, LLVMValueRef *ops, unsigned *nee
 /* Judge candidate k after LLVM's run on w: carried out, and every wide
  * access aligned (or versioned)?  Sets c->tag/why when not. */
 static void
-judge(LLVMModuleRef w, struct cand *c, const struct nv_loops *ls, unsigned k)
+judge(LLVMModuleRef w, struct cand *c, const struct nv_loops *ls, unsigned k, LLVMValueRef keep)
 {
 	LLVMTargetDataRef td = LLVMGetModuleDataLayout(w);
 	struct vloop v = { 0 };
@@ -788,7 +923,7 @@ judge(LLVMModuleRef w, struct cand *c, const struct nv_loops *ls, unsigned k)
 	} else if (nepi_bad) {
 		c->tag = "NotAligned";
 		c->why = xstrdup("the wide accesses of the vectorized epilogue are not provably aligned");
-	} else if (nbad && (why = version(w, &v, ops, need, nbad))) {
+	} else if (nbad && (why = version(w, &v, ops, need, nbad, keep))) {
 		c->tag = "NotAligned";
 		c->why = xasprintf("%s; ptxas would split its wide accesses into scalar ones", why);
 	}
@@ -812,15 +947,20 @@ static LLVMModuleRef
 try_once(struct state *st, int *rc)
 {
 	LLVMModuleRef w = LLVMCloneModule(st->m);
+	LLVMContextRef ctx = LLVMGetModuleContext(w);
+	LLVMTypeRef kty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 1);
+	LLVMValueRef keeper = LLVMAddFunction(w, KEEP, kty);
+	LLVMValueRef *keep = xmalloc(st->nc * sizeof(*keep));
 	unsigned fi = (unsigned)-1, refused = 0;
 	struct nv_fn_loops a;
 	int built = 0;
 
-	mark(st, w);
+	mark(st, w, keeper);
 	set_llvm_options();
 	*rc = nv_run_pipeline(w, st->tm,
 	                      "function(loop-vectorize<interleave-forced-only;vectorize-forced-only>,"
 	                      "infer-alignment)");
+	find_keepers(keeper, keep, st->nc);
 	for (unsigned k = 0; !*rc && k < st->nc; k++) {
 		struct cand *c = &st->c[k];
 
@@ -833,7 +973,7 @@ try_once(struct state *st, int *rc)
 			nv_fn_loops_build(&a, nth_function(w, fi));
 			built = 1;
 		}
-		judge(w, c, &a.ls, k);
+		judge(w, c, &a.ls, k, keep[k]);
 		refused += c->tag != NULL;
 		if (c->fixed) { /* versioning added an edge: rebuild */
 			nv_fn_loops_release(&a);
@@ -843,6 +983,8 @@ try_once(struct state *st, int *rc)
 	}
 	if (built)
 		nv_fn_loops_release(&a);
+	drop_keepers(keeper);
+	free(keep);
 	if (*rc || refused) {
 		LLVMDisposeModule(w);
 		return NULL;

@@ -121,6 +121,26 @@ wide() {
 	[ -z "$(wide k_short)" ]
 }
 
+@test "a constant trip count LLVM enters unconditionally: the alignment test hands the scalar loop its start values" {
+	OUT="$BATS_TEST_TMPDIR/fs.ll"
+	run --separate-stderr nv-vectorize -arch=sm_90 -pass-remarks=nv-vectorize -S \
+		"$FIXTURES/vectorize-folded-start.ll" -o "$OUT"
+	assert_success
+	opt -passes=verify -disable-output "$OUT"
+	for k in k_recur k_sum; do
+		[[ "$stderr" == *"loop %loop in $k: vectorized loop (vectorization width: 4, interleaved count: 1): 1 accesses of up to 16 bytes, versioned on a run-time alignment test"* ]] ||
+			fail "$k: $stderr"
+		body $k | grep -q 'br i1 %nv.vec.aligned.fr, label %vector.body, label %scalar.ph'
+		body $k | grep -q 'load <4 x i32>, ptr .*, align 16'
+	done
+	# around the vector loop: the induction's start, not where the vector loop ends
+	body k_recur | grep -q 'phi i32 \[ 8, %middle.block \], \[ -8, %vector.ph \]'
+	body k_recur | grep -q 'phi i32 \[ %vector.recur.extract, %middle.block \], \[ 0, %vector.ph \]'
+	body k_sum | grep -q 'phi i32 \[ 21, %middle.block \], \[ 1, %vector.ph \]'
+	body k_sum | grep -q 'phi i32 \[ %[0-9]*, %middle.block \], \[ %first, %vector.ph \]'
+	! grep -q nv.vectorize.keep "$OUT"
+}
+
 @test "-force-target-max-vector-interleave interleaves within the register budget" {
 	vec -force-target-max-vector-interleave=2
 	grep -q "k_rows: vectorized loop (vectorization width: 4, interleaved count: 2): 4 accesses" "$Y"
@@ -162,7 +182,7 @@ wide() {
 		"$FIXTURES/vecmeaning.c" -o "$BATS_TEST_TMPDIR/h.bc"
 	nv-vectorize -pass-remarks=nv-vectorize "$BATS_TEST_TMPDIR/h.bc" -o "$BATS_TEST_TMPDIR/hv.bc" \
 		2>"$BATS_TEST_TMPDIR/rem"
-	for f in scale dbl bytes rev isum; do
+	for f in scale dbl bytes rev isum sum24 recur add19; do
 		grep -q "in function '$f'.*versioned on a run-time alignment test" "$BATS_TEST_TMPDIR/rem" ||
 			fail "$f was not versioned: $(cat "$BATS_TEST_TMPDIR/rem")"
 	done
