@@ -123,40 +123,50 @@ front() {
 		-emit-llvm -c "$2" -o "$3" 2>/dev/null
 }
 
-# stress K OUT.bc: K llvm-stress functions in one module, every linkage
+# stress K OUT.bc: six llvm-stress functions in one module, kept by a
+# table, with every linkage (given after llvm-link, which drops the unused)
 stress() {
-	k=$1 out=$2 i=0 s=$w/s
-	mkdir -p "$s"
+	k=$1 out=$2 i=0 s=$w/s fns=
+	mkdir -p "$s" && : >"$s/decl.ll"
 	while [ "$i" -lt 6 ]; do
 		seed=$((k * 100 + i))
 		llvm-stress-22 -seed=$seed -size=$((40 + (seed * 7) % 120)) -o - |
 			sed "s/@autogen_SD$seed\b/@f$seed/g" >"$s/$i.ll"
-		case $((seed % 6)) in
-		1) sed -i "s/^define void @f$seed/define internal void @f$seed/" "$s/$i.ll" ;;
-		2) sed -i "s/^define void @f$seed\(.*\) {/define linkonce_odr void @f$seed\1 comdat {/" "$s/$i.ll"
-		   echo "\$f$seed = comdat any" >>"$s/$i.ll" ;;
-		3) sed -i "s/^define void @f$seed\(.*\) {/define weak_odr hidden void @f$seed\1 comdat {/" "$s/$i.ll"
-		   echo "\$f$seed = comdat any" >>"$s/$i.ll" ;;
-		4) sed -i "s/^define void @f$seed/define weak void @f$seed/" "$s/$i.ll" ;;
-		5) sed -i "s/^define void @f$seed/define available_externally void @f$seed/" "$s/$i.ll" ;;
-		esac
+		fns="$fns${fns:+, }ptr @f$seed"
+		echo "declare void @f$seed(ptr, ptr, ptr, i32, i64, i8)" >>"$s/decl.ll"
 		i=$((i + 1))
 	done
-	cat >"$s/g.ll" <<-EOF
+	cat "$s/decl.ll" - >"$s/g.ll" <<-EOF
+	@fns$k = global [6 x ptr] [$fns]
 	\$g$k = comdat any
 	@g$k = linkonce_odr global i32 $k, comdat
 	@s$k = internal global [4 x i32] zeroinitializer
 	@w$k = weak global i64 0
-	@ = private constant i32 7
+	@0 = private constant i32 7
 	define void @use$k(ptr %p) {
 	  %v = load i32, ptr @g$k
-	  %w = load i32, ptr @
+	  %w = load i32, ptr @0
 	  store i32 %v, ptr @s$k
 	  store i32 %w, ptr %p
 	  ret void
 	}
 	EOF
-	llvm-link "$s"/[0-9].ll "$s/g.ll" -o "$out" 2>/dev/null
+	llvm-link -S "$s"/[0-9].ll "$s/g.ll" -o "$s/all.ll" 2>/dev/null || return 1
+	i=0
+	while [ "$i" -lt 6 ]; do
+		f=f$((k * 100 + i))
+		case $((i % 6)) in
+		1) sed -i "s/^define void @$f(/define internal void @$f(/" "$s/all.ll" ;;
+		2) sed -i "s/^define void @$f(\(.*\)) {/define linkonce_odr void @$f(\1) comdat {/" "$s/all.ll"
+		   echo "\$$f = comdat any" >>"$s/all.ll" ;;
+		3) sed -i "s/^define void @$f(\(.*\)) {/define weak_odr hidden void @$f(\1) comdat {/" "$s/all.ll"
+		   echo "\$$f = comdat any" >>"$s/all.ll" ;;
+		4) sed -i "s/^define void @$f(/define weak void @$f(/" "$s/all.ll" ;;
+		5) sed -i "s/^define void @$f(/define available_externally void @$f(/" "$s/all.ll" ;;
+		esac
+		i=$((i + 1))
+	done
+	llvm-as "$s/all.ll" -o "$out" 2>/dev/null
 }
 
 for cu in "$top"/bench/kernels/*.cu "$top"/t/fixtures/*.cu; do
