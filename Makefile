@@ -119,6 +119,14 @@ corpus:
 		$(MAKE) --no-print-directory all && sh bench/corpus.sh $(CORPUS_OPTS) $(CORPUS); \
 	fi
 
+# Phase II must never lose a kernel: every bench kernel, fixture and
+# SWEEP_STRESS llvm-stress modules split and joined for N = 1..SWEEP_N, the
+# joined module and the PTX compared with N=1's (t/split-sweep.sh).
+SWEEP_N = 8
+SWEEP_STRESS = 20
+split-sweep: all
+	sh t/split-sweep.sh -n $(SWEEP_N) -s $(SWEEP_STRESS)
+
 # The same kernels on a GPU, nvcc-lite's against nvcc's: outputs and times.
 # Without a CUDA driver or a GPU it says so and succeeds.
 bench/out/bench-gpu: bench/gpu.c
@@ -153,6 +161,6 @@ install: all lib/libnv.pc
 clean:
 	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags bench/out
 
-.PHONY: all toolcheck deps demo check bench bench-split bench-gpu corpus csmith fuzz install clean print-ldflags FORCE
+.PHONY: all toolcheck deps demo check bench bench-split split-sweep bench-gpu corpus csmith fuzz install clean print-ldflags FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

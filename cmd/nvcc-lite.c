@@ -1426,6 +1426,22 @@ dryrun(struct plan *p)
 	}
 }
 
+/* The parts nv-split wrote, from its map: fewer than asked when it would
+ * not cut (a module with aliases is one part). */
+static int
+split_parts(struct plan *p)
+{
+	char *path = xasprintf("%s/%s.split.map", p->tmp, p->base);
+	struct nv_split_map map;
+	int rc = nv_split_map_read(path, &map);
+
+	if (!rc && map.nparts < p->nparts)
+		p->nparts = map.nparts;
+	nv_split_map_release(&map);
+	free(path);
+	return rc;
+}
+
 /* Every file the build may write in tmp, for cleanup (and the signal hook). */
 static void
 plan_paths(struct plan *p, struct nv_strv *paths)
@@ -1478,7 +1494,7 @@ build(struct plan *p)
 		goto out;
 	}
 	split_chain(p, &c);
-	rc = run_one(&c);
+	rc = run_one(&c) || split_parts(p);
 	cs = xcalloc(p->nparts, sizeof(*cs));
 	for (unsigned i = 0; !rc && i < p->nparts; i++) {
 		char *in = xasprintf("%s/%s.split.%u.bc", p->tmp, p->base, i);

@@ -8,32 +8,50 @@
  * made external in every part so the parts can be joined by name; the map
  * records their linkage (and which had no name) for the join to restore.
  *
+ * The map also lists every definition (a function with its part), so the
+ * join can refuse, with one error, to drop or duplicate one.
+ *
  * The join (nv-link -split-map) links the functions one at a time in the
- * order of the parts' function lists, so the joined module, and the PTX
- * made from it, do not depend on how many parts there were.
+ * order of the split module's function list, each made a strong external
+ * definition outside any comdat while it links (so the linker never keeps
+ * one body over another), then puts back each one's linkage, visibility
+ * and comdat: the joined module, and the PTX made from it, are the same
+ * bytes whatever the number of parts.  Every part declares a variable that
+ * holds every named struct type, so the types keep their names too.
  */
 #include <stdio.h>
 
 #include <llvm-c/Types.h>
 
-/* One symbol whose linkage the split changed. */
+/* One symbol whose linkage or name the split changed. */
 struct nv_split_rec {
 	char *name;
-	int linkage;   /* LLVMLinkage: internal or private */
+	int linkage;   /* LLVMLinkage: internal or private; -1: not changed */
 	int anon;      /* it had no name; the split gave it one */
+};
+
+/* One symbol of the module split: a function defined in part, a variable
+ * (every part defines them all), or a function only declared. */
+struct nv_split_def {
+	char *name;
+	unsigned part;
+	char kind; /* 'f' function, 'v' variable, 'd' declaration */
 };
 
 struct nv_split_map {
 	unsigned nparts;
 	struct nv_split_rec *rec;
 	size_t nrec;
+	struct nv_split_def *def; /* the join must give each back, once */
+	size_t ndef;
 };
 
 /* Defined functions of m. */
 unsigned nv_split_count_defs(LLVMModuleRef m);
 /* Cut m (consumed) into at most n parts, largest functions first, each to
- * the part with the least work so far.  A module with one defined function
- * is not cut: parts[0] is m.  0 or -1 after an error. */
+ * the part with the least work so far; the same m and n give the same
+ * parts.  A module with one defined function, or with aliases, is not cut:
+ * parts[0] is m.  0 or -1 after an error. */
 int nv_split_module(LLVMModuleRef m, unsigned n, LLVMModuleRef **parts, unsigned *nparts,
                     struct nv_split_map *map);
 /* The part of m (consumed) that defines only function name; -1 if m does
@@ -45,8 +63,9 @@ int nv_split_map_write(const struct nv_split_map *map, FILE *fp);
 /* Read a map written by nv_split_map_write; 0, or -1 after an error. */
 int nv_split_map_read(const char *path, struct nv_split_map *map);
 void nv_split_map_release(struct nv_split_map *map);
-/* Join the parts (consumed) into *out and restore the map's linkage.
- * 0, or -1 after an error. */
+/* Join the parts (consumed, in any order) into *out and restore the map's
+ * linkage.  0, or -1 after an error: a part missing, a definition the
+ * join would drop or duplicate. */
 int nv_split_join(LLVMModuleRef *parts, unsigned n, const struct nv_split_map *map,
                   LLVMModuleRef *out);
 /* Turn f into a declaration in place (its position in the module stays). */

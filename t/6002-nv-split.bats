@@ -32,7 +32,7 @@ same_functions() {
 	for i in 0 1 2 3; do assert_file_exists part.$i.bc; done
 	assert_file_not_exists part.4.bc
 	run head -2 part.map
-	assert_output $'nv-split-map 1\nparts 4'
+	assert_output $'nv-split-map 2\nparts 4'
 	# each function is defined in exactly one part
 	total=0
 	for i in 0 1 2 3; do
