@@ -1,5 +1,5 @@
 #!/bin/sh
-# t/split-sweep.sh [-n MAXN] [-s STRESS] [-k DIR]: Phase II must never lose a
+# t/split-sweep.sh [-n MAXN] [-s STRESS] [-k DIR] [-m LIST]: Phase II must never lose a
 # kernel.  The property, for every module and every N from 1 to MAXN (8):
 #
 #   nv-split -n N | nv-link -split-map  gives the same bytes as N=1, every
@@ -17,15 +17,19 @@
 # modules of llvm-stress-22 functions linked together, with every linkage
 # and comdats.  With nvcc installed, each .cu's .entry set is also checked
 # against nvcc's.  Prints "M modules x N checked, differences: D" and
-# exits 1 when D > 0.  -k DIR keeps the work files.
+# exits 1 when D > 0.  -k DIR keeps the work files.  -m LIST sweeps the
+# modules LIST names instead (one .bc or .ll a line: say, the Phase I
+# modules of a corpus, as nvcc-lite -keep leaves them in *.4-nv-opt.bc),
+# their joined modules compared byte for byte.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-maxn=8 nstress=20 keep=
+maxn=8 nstress=20 keep= list=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) maxn=${2:?}; shift 2 ;;
 	-s) nstress=${2:?}; shift 2 ;;
 	-k) keep=${2:?}; shift 2 ;;
+	-m) list=${2:?}; shift 2 ;;
 	*) echo "split-sweep: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -171,6 +175,16 @@ stress() {
 	llvm-as "$s/all.ll" -o "$out" 2>/dev/null
 }
 
+if [ -n "$list" ]; then
+	i=0
+	while IFS= read -r f; do
+		i=$((i + 1))
+		tool_prop "m$i.$(basename "$f")" "$f" 0
+	done <"$list"
+	echo "split-sweep: $modules modules x N=1..$maxn: $checks checked, differences: $diffs"
+	[ "$diffs" -eq 0 ]
+	exit
+fi
 for cu in "$top"/bench/kernels/*.cu "$top"/t/fixtures/*.cu; do
 	b=$(basename "$cu" .cu)
 	front "$b" "$cu" "$w/$b.fe.bc" && tool_prop "$b.fe" "$w/$b.fe.bc" 1
