@@ -290,7 +290,16 @@ rename_static_kernels(LLVMModuleRef m)
 			continue;
 		nv = xasprintf("_Z%s", name + 3);
 		if (!LLVMGetNamedFunction(m, nv) && !LLVMGetNamedGlobal(m, nv)) {
+			LLVMComdatRef c = LLVMGetComdat(f);
+
 			LLVMSetValueName2(f, nv, strlen(nv));
+			if (c) {
+				/* its comdat was named after it: so is the new one */
+				LLVMComdatRef nc = LLVMGetOrInsertComdat(m, nv);
+
+				LLVMSetComdatSelectionKind(nc, LLVMGetComdatSelectionKind(c));
+				LLVMSetComdat(f, nc);
+			}
 			n++;
 		}
 		free(nv);
