@@ -699,10 +699,53 @@ candidate(LLVMModuleRef m, LLVMValueRef a)
 	       nv_type_alloc_size(m, ty) > 0;
 }
 
-/* Merge the allocas of fn not in `before` whose lifetimes never overlap;
- * returns the bytes saved, *merged the allocas that went. */
+/*
+ * The allocas a function had before inlining carry a "home" mark, the
+ * function's index: the inliner copies a callee's marks with its allocas,
+ * so after it an alloca is new in function k unless its mark says k.  (A
+ * set of pointers would not do: the inliner frees allocas, and a new one
+ * at a freed one's address would pass for old, as the heap happens to lay
+ * them out, so the result would change from run to run.)
+ */
+static void
+mark_home(LLVMValueRef fn, unsigned kind, unsigned k)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+	LLVMValueRef id = LLVMConstInt(LLVMInt32TypeInContext(ctx), k, 0);
+
+	for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(fn)); i;
+	     i = LLVMGetNextInstruction(i))
+		if (LLVMIsAAllocaInst(i))
+			LLVMSetMetadata(i, kind, LLVMMDNodeInContext(ctx, &id, 1));
+}
+
+/* The home of alloca a: the function index its mark gives, or NV_NONE. */
+static unsigned
+home(LLVMValueRef a, unsigned kind)
+{
+	LLVMValueRef md = LLVMGetMetadata(a, kind), op;
+
+	if (!md || LLVMGetMDNodeNumOperands(md) != 1)
+		return NV_NONE;
+	LLVMGetMDNodeOperands(md, &op);
+	return op && LLVMIsAConstantInt(op) ? (unsigned)LLVMConstIntGetZExtValue(op) : NV_NONE;
+}
+
+/* Remove every home mark of fn. */
+static void
+unmark_home(LLVMValueRef fn, unsigned kind)
+{
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+			if (LLVMIsAAllocaInst(i))
+				LLVMSetMetadata(i, kind, NULL);
+}
+
+/* Merge the allocas of fn (function index k) that inlining brought, whose
+ * lifetimes never overlap; returns the bytes saved, *merged the allocas
+ * that went. */
 static uint64_t
-merge_allocas(LLVMModuleRef m, LLVMValueRef fn, const struct nv_ptrmap *before, unsigned *merged)
+merge_allocas(LLVMModuleRef m, LLVMValueRef fn, unsigned k_fn, unsigned kind, unsigned *merged)
 {
 	struct merge mg = { fn, 0, 0, NULL, NULL, NULL, NULL, { 0 } };
 	struct nv_cfg g;
@@ -714,7 +757,7 @@ merge_allocas(LLVMModuleRef m, LLVMValueRef fn, const struct nv_ptrmap *before, 
 	mg.a = xmalloc(MAX_MERGE * sizeof(*mg.a));
 	for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(fn));
 	     i && mg.n < MAX_MERGE; i = LLVMGetNextInstruction(i))
-		if (LLVMIsAAllocaInst(i) && nv_ptrmap_get(before, i) == NV_NONE && candidate(m, i))
+		if (LLVMIsAAllocaInst(i) && home(i, kind) != k_fn && candidate(m, i))
 			mg.a[mg.n++] = i;
 	if (mg.n < 2) {
 		free(mg.a);
@@ -864,7 +907,7 @@ nv_inline_module(LLVMModuleRef m, LLVMTargetMachineRef tm, int olevel)
 	struct state st = { m, LLVMGetModuleContext(m), olevel, NULL, 0, { 0 },
 	                    nv_knob_int(NV_KNOB_INLINE_TOTAL_BUDGET), kind("alwaysinline"),
 	                    kind("noinline"), kind("optnone"), kind("byval") };
-	struct nv_ptrmap before;
+	unsigned home_kind = LLVMGetMDKindIDInContext(st.ctx, "nv.inline.home", 14);
 	unsigned *order, norder, ninlined = 0;
 	int rc = 0;
 
@@ -908,13 +951,9 @@ nv_inline_module(LLVMModuleRef m, LLVMTargetMachineRef tm, int olevel)
 	}
 
 	/* The allocas each function has now; those inlining brings are new. */
-	nv_ptrmap_init(&before, 256);
 	for (unsigned k = 0; k < st.nf; k++)
 		if (st.f[k].defined)
-			for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(st.f[k].fn)); i;
-			     i = LLVMGetNextInstruction(i))
-				if (LLVMIsAAllocaInst(i))
-					nv_ptrmap_put(&before, i, 1);
+			mark_home(st.f[k].fn, home_kind, k);
 	if (ninlined) {
 		nv_diag_llvm_remarks(0);
 		rc = nv_run_pipeline(m, tm, "always-inline");
@@ -933,19 +972,22 @@ nv_inline_module(LLVMModuleRef m, LLVMTargetMachineRef tm, int olevel)
 				}
 	if (!rc && ninlined && !nv_knob_int(NV_KNOB_DISABLE_INLINED_ALLOCA_MERGING))
 		for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-			unsigned merged;
+			/* the inliner deletes functions, never makes one: a live
+			 * function is the one the index knew */
+			unsigned k = nv_ptrmap_get(&st.index, f), merged;
 			uint64_t saved;
 
-			if (LLVMIsDeclaration(f))
+			if (k == NV_NONE || LLVMIsDeclaration(f))
 				continue;
-			saved = merge_allocas(m, f, &before, &merged);
+			saved = merge_allocas(m, f, k, home_kind, &merged);
 			if (merged)
 				nv_remark(NV_REMARK_PASSED, PASS, "AllocasMerged", f,
 				          "%u allocas of inlined callees share the slots of others in '%s': "
 				          "%llu bytes of local memory saved",
 				          merged, name_of(f), (unsigned long long)saved);
 		}
-	nv_ptrmap_release(&before);
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		unmark_home(f, home_kind);
 	if (!rc) {
 		unsigned dropped = nv_drop_unused_internals(m);
 

@@ -189,3 +189,27 @@ calls() {
 	assert_output 2
 	"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/k.ptx" -o /dev/null
 }
+
+@test "nv-inline gives the same bytes run after run when the inliner frees what it inlined (Thrust's sort)" {
+	local cuda=${CUDA_PATH:-/usr/local/cuda}
+	[ -f "$cuda/include/thrust/sort.h" ] || [ -f "$cuda/include/cccl/thrust/sort.h" ] || skip "no CUDA with Thrust"
+	cd "$BATS_TEST_TMPDIR"
+	cat >sort.cu <<'CU'
+#include <thrust/device_vector.h>
+#include <thrust/sort.h>
+int main() {
+	thrust::device_vector<float> k(1000), v(1000);
+	thrust::sort_by_key(k.begin(), k.end(), v.begin());
+	return 0;
+}
+CU
+	mkdir kept
+	nvcc-lite -arch=sm_90 -keep-dir kept sort.cu -o sort.ptx
+	# which inlined allocas were "old" once depended on where the heap put
+	# them: every run merged others
+	for i in 1 2 3 4; do
+		nv-inline -O3 -arch=sm_90 kept/sort.2-nv-reflect.bc -o run$i.bc
+	done
+	grep -q 'share the slots' < <(nv-inline -O3 -arch=sm_90 -pass-remarks=nv-inline kept/sort.2-nv-reflect.bc -o /dev/null 2>&1)
+	cmp run1.bc run2.bc && cmp run1.bc run3.bc && cmp run1.bc run4.bc
+}
