@@ -1,5 +1,5 @@
 #!/bin/sh
-# t/split-sweep.sh [-n MAXN] [-s STRESS] [-k DIR] [-m LIST]: Phase II must never lose a
+# t/split-sweep.sh [-n MAXN] [-s STRESS] [-k DIR] [-m LIST] [-d LIST]: Phase II must never lose a
 # kernel.  The property, for every module and every N from 1 to MAXN (8):
 #
 #   nv-split -n N | nv-link -split-map  gives the same bytes as N=1, the
@@ -20,16 +20,19 @@
 # exits 1 when D > 0.  -k DIR keeps the work files.  -m LIST sweeps the
 # modules LIST names instead (one .bc or .ll a line: say, the Phase I
 # modules of a corpus, as nvcc-lite -keep leaves them in *.4-nv-opt.bc),
-# their joined modules compared byte for byte.
+# their joined modules compared byte for byte.  -d LIST runs the driver
+# checks on the sources LIST names instead, one "FILE.cu FLAGS..." a line
+# (a corpus's files with their flags), each compiled in its directory.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-maxn=8 nstress=20 keep= list=
+maxn=8 nstress=20 keep= list= dlist=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) maxn=${2:?}; shift 2 ;;
 	-s) nstress=${2:?}; shift 2 ;;
 	-k) keep=${2:?}; shift 2 ;;
 	-m) list=${2:?}; shift 2 ;;
+	-d) dlist=${2:?}; shift 2 ;;
 	*) echo "split-sweep: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -92,15 +95,17 @@ tool_prop() {
 	done
 }
 
-# driver_prop NAME FILE.cu: nvcc-lite -split-compile=N for N = 1..maxn
+# driver_prop NAME FILE.cu [FLAGS]: nvcc-lite -split-compile=N for N = 1..maxn
 driver_prop() {
-	name=$1 cu=$2 d=$w/d/$1
+	name=$1 cu=$2 flags=${3:-} d=$w/d/$1
 	mkdir -p "$d"
-	nvcc-lite -arch=sm_90 -split-compile=1 "$cu" -o "$d/1.ptx" 2>/dev/null || return 0
+	# shellcheck disable=SC2086
+	nvcc-lite -w -arch=sm_90 $flags -split-compile=1 "$cu" -o "$d/1.ptx" 2>/dev/null || return 0
 	modules=$((modules + 1))
 	checks=$((checks + 1))
 	entries "$d/1.ptx" >"$d/1.set"
-	if [ -n "$nvcc" ] && "$nvcc" -ptx -arch=sm_90 "$cu" -o "$d/nvcc.ptx" 2>/dev/null; then
+	# shellcheck disable=SC2086
+	if [ -n "$nvcc" ] && "$nvcc" -ptx -arch=sm_90 $flags "$cu" -o "$d/nvcc.ptx" 2>/dev/null; then
 		grep '^entry ' "$d/1.set" >"$d/1.entry" || :
 		entries "$d/nvcc.ptx" | grep '^entry ' >"$d/nvcc.entry" || :
 		cmp -s "$d/1.entry" "$d/nvcc.entry" || differ "$name: .entry set is not nvcc's"
@@ -109,7 +114,8 @@ driver_prop() {
 	while [ "$n" -le "$maxn" ]; do
 		checks=$((checks + 1))
 		rm -rf "$d/k" && mkdir "$d/k"
-		if ! nvcc-lite -arch=sm_90 -split-compile=$n -keep -keep-dir "$d/k" "$cu" -o "$d/$n.ptx" 2>"$d/err"; then
+		# shellcheck disable=SC2086
+		if ! nvcc-lite -w -arch=sm_90 $flags -split-compile=$n -keep -keep-dir "$d/k" "$cu" -o "$d/$n.ptx" 2>"$d/err"; then
 			differ "$name N=$n: nvcc-lite failed: $(grep -m1 error "$d/err")"
 		else
 			cmp -s "$d/1.ptx" "$d/$n.ptx" || differ "$name N=$n: PTX is not N=1's"
@@ -181,6 +187,17 @@ stress() {
 	llvm-as "$s/all.ll" -o "$out" 2>/dev/null
 }
 
+if [ -n "$dlist" ]; then
+	i=0
+	while read -r f fl; do
+		i=$((i + 1))
+		(cd "$(dirname "$f")" && driver_prop "c$i.$(basename "$f" .cu)" "$f" "$fl"; echo "$modules $checks $diffs" >"$w/counts") </dev/null
+		read -r modules checks diffs <"$w/counts"
+	done <"$dlist"
+	echo "split-sweep: $modules modules x N=1..$maxn: $checks checked, differences: $diffs"
+	[ "$diffs" -eq 0 ]
+	exit
+fi
 if [ -n "$list" ]; then
 	i=0
 	while IFS= read -r f; do
