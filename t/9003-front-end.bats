@@ -250,3 +250,25 @@ EOF
 	[[ "$stderr" != *"nvcc-lite:"* && "$stderr" != *"nv-"* ]] || fail "$stderr"
 	assert_file_not_exists bad.ptx
 }
+
+@test "the front end reads the CUDA version from cuda.h and the include directories from nvcc.profile" {
+	mkdir -p fake/bin fake/include fake/targets/x86_64-linux/include/cccl fake/targets/aarch64-linux/include fake/extra
+	touch fake/include/cuda_runtime.h
+	printf '#define CUDA_VERSION 12040\n' >fake/include/cuda.h
+	cat >fake/bin/nvcc.profile <<'P'
+
+TOP              = $(_HERE_)/..
+INCLUDES        +=  "-I$(TOP)/$(_TARGET_DIR_)/include" $(_SPACE_)
+INCLUDES        +=  "-I$(TOP)/extra dir" $(_SPACE_)
+SYSTEM_INCLUDES +=  "-isystem" "$(TOP)/$(_TARGET_DIR_)/include/cccl" $(_SPACE_)
+P
+	cp "$FIXTURES/saxpy.cu" k.cu
+	run --separate-stderr env CUDA_PATH="$PWD/fake" nvcc-lite -dryrun -arch=sm_90 k.cu
+	assert_success
+	[[ "$output" == *"--cuda-path=$PWD/fake -Xclang -target-sdk-version=12.4 "* ]] || fail "$output"
+	[[ "$output" == *"-I$PWD/fake/bin/../targets/$(uname -m)-linux/include "* ]] || fail "$output"
+	[[ "$output" == *"'-I$PWD/fake/bin/../extra dir'"* ]] || fail "$output"
+	[[ "$output" == *"-isystem $PWD/fake/bin/../targets/$(uname -m)-linux/include/cccl "* ]] || fail "$output"
+	# CUDA 12.4's ptxas reads PTX ISA 8.4, so that is what nv-llc writes
+	[[ "$output" == *"-ptx-isa=84"* ]] || fail "$output"
+}
