@@ -1384,7 +1384,8 @@ dryrun(struct plan *p)
 {
 	struct chain c;
 
-	printf("#!/bin/sh\n# nvcc-lite %s: %s\nset -e\n", nv_pipe_name(p->pipe), o.input);
+	printf("#!/bin/sh\n# nvcc-lite %s: %s\nset -e\nexport NVCC_LITE_CHAIN=1\n", nv_pipe_name(p->pipe),
+	       o.input);
 	if (o.save_remarks)
 		printf("mkdir -p %s\n", nv_shell_quote(o.save_remarks));
 	if (p->is_cu)
@@ -1706,6 +1707,8 @@ main(int argc, char **argv)
 	if (!o.dryrun && o.save_remarks && mkdir(o.save_remarks, 0777) && errno != EEXIST)
 		nv_fatal("cannot create '%s':", o.save_remarks);
 	nv_proc_on_signal(on_signal);
+	/* a stage whose pipe brings nothing leaves the error to the one that failed */
+	setenv("NVCC_LITE_CHAIN", "1", 1);
 	for (size_t i = 0; i < o.inputs.n && !rc; i++)
 		rc = compile(o.inputs.v[i], dir);
 	nv_js_release_all();

@@ -234,6 +234,16 @@ parse_text(LLVMContextRef ctx, const char *name, const char *data, size_t len,
 	return 0;
 }
 
+/* Is path standard input, a pipe, in a chain nvcc-lite runs (NVCC_LITE_CHAIN)? */
+static int
+stdin_from_chain(const char *path)
+{
+	struct stat st;
+	const char *env = getenv("NVCC_LITE_CHAIN");
+
+	return !strcmp(path, "-") && env && !strcmp(env, "1") && !fstat(0, &st) && S_ISFIFO(st.st_mode);
+}
+
 int
 nv_io_read_module(LLVMContextRef ctx, const char *path, LLVMModuleRef *out)
 {
@@ -246,7 +256,10 @@ nv_io_read_module(LLVMContextRef ctx, const char *path, LLVMModuleRef *out)
 	if (nv_io_slurp(path, &data, &len))
 		return -1;
 	if (len == 0) {
-		nv_error("'%s' is empty: expected LLVM bitcode or textual IR", name);
+		/* in nvcc-lite's chains an empty pipe means the stage before
+		 * failed, and said why: one error, not one from every stage */
+		if (!(stdin_from_chain(path)))
+			nv_error("'%s' is empty: expected LLVM bitcode or textual IR", name);
 		free(data);
 		return -1;
 	}

@@ -102,6 +102,17 @@ setup() {
 	assert_equal "$status" 1
 	[[ "$stderr" == *"nv-link: error: input module"*"does not dominate"* ]] || fail "$stderr"
 	[[ "$stderr" == *"nvcc-lite: error: nv-link failed with exit status 1"* ]] || fail "$stderr"
+	# the stages after it, with nothing to read, say nothing: two lines
+	[ "$(grep -c '' <<<"$stderr")" -eq 2 ] || fail "$stderr"
+	# the -dryrun script's stages behave so too
+	nvcc-lite -dryrun -arch=sm_90 "$FIXTURES/use-before-def.ll" -o bad.ptx >build.sh
+	run --separate-stderr sh build.sh
+	assert_equal "$status" 1
+	[ "$(grep -c '' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	# outside nvcc-lite's chains an empty input is still an error
+	run --separate-stderr sh -c 'printf "" | nv-unroll -o out.bc'
+	assert_equal "$status" 1
+	assert_one_error nv-unroll
 	# every line on stderr is whole: program, severity, message
 	while IFS= read -r line; do
 		[[ "$line" =~ ^nv(cc-lite|-[a-z]+):\ error:\ .+ ]] || fail "broken line: '$line'"
