@@ -16,6 +16,7 @@
 #include "io.h"
 #include "knobs.h"
 #include "proc.h"
+#include "split.h"
 #include "target.h"
 #include "util.h"
 
@@ -221,6 +222,36 @@ valid_name(LLVMValueRef g)
  * again after: name those as the pass would have.  A no-op on a module
  * that was not split.
  */
+/*
+ * NVPTX prints a function's .extern line where the declaration stands in
+ * the module.  Where that is depends on the parts nv-split made and the
+ * order the join met them in, so the declarations go last, sorted by name:
+ * the same PTX for every -split-compile.
+ */
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+declarations_last(LLVMModuleRef m)
+{
+	struct nv_strv names = { 0 };
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		size_t len;
+
+		if (LLVMIsDeclaration(f) && !LLVMGetIntrinsicID(f))
+			nv_strv_push(&names, LLVMGetValueName2(f, &len));
+	}
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), by_name);
+	for (size_t i = 0; i < names.n; i++)
+		nv_split_decl_to_end(m, LLVMGetNamedFunction(m, names.v[i]));
+	nv_strv_free(&names);
+}
+
 static void
 valid_local_names(LLVMModuleRef m)
 {
@@ -427,8 +458,10 @@ main(int argc, char **argv)
 	}
 	if (!rc)
 		drop_used_lists(m);
-	if (!rc && start_after)
+	if (!rc && start_after) {
 		valid_local_names(m);
+		declarations_last(m);
+	}
 	rc = rc || emit_ptx(m, tm, &ptx);
 	if (!rc && stop_after) {
 		LLVMModuleRef pre;

@@ -588,6 +588,36 @@ front_end_cuda(struct nv_strv *av, const char *dir)
 	}
 }
 
+/* The GPU, as clang-22 takes it.  It has no sm_XXf: those compile as
+ * sm_XX with nvcc's macro for the family; an sm_XXa gets nvcc's macros
+ * for the arch and the family besides clang's own. */
+static void
+front_end_arch(struct nv_strv *av)
+{
+	const struct nv_arch *a = nv_target_arch(o.arch);
+	size_t n = strlen(o.arch);
+	char last = n ? o.arch[n - 1] : 0;
+	int isa;
+
+	if (last == 'f')
+		nv_strv_pushf(av, "--cuda-gpu-arch=%.*s", (int)(n - 1), o.arch);
+	else
+		nv_strv_pushf(av, "--cuda-gpu-arch=%s", o.arch);
+	if (last == 'a')
+		nv_strv_pushf(av, "-D__CUDA_ARCH_SPECIFIC__=%d", a->sm * 10);
+	if (last == 'a' || last == 'f')
+		nv_strv_pushf(av, "-D__CUDA_ARCH_FAMILY_SPECIFIC__=%d", a->sm * 10);
+	/* clang's PTX ISA is the newest it knows of CUDA (8.8): too old for
+	 * sm_110, and not what nv-llc writes */
+	isa = have_cuda ? nv_cuda_ptx_isa(&cuda) : 0;
+	if (a->ptx > isa)
+		isa = a->ptx;
+	nv_strv_push(av, "-Xclang");
+	nv_strv_push(av, "-target-feature");
+	nv_strv_push(av, "-Xclang");
+	nv_strv_pushf(av, "+ptx%d", isa);
+}
+
 static char **
 front_end(const char *dir, const char *out)
 {
@@ -603,7 +633,7 @@ front_end(const char *dir, const char *out)
 	nv_strv_push(av, "-x");
 	nv_strv_push(av, "cuda");
 	nv_strv_push(av, "--cuda-device-only");
-	nv_strv_pushf(av, "--cuda-gpu-arch=%s", o.arch);
+	front_end_arch(av);
 	nv_strv_push(av, "-nocudalib");
 	nv_strv_push(av, "-Wno-unknown-cuda-version");
 	if (have_cuda) {
@@ -1706,6 +1736,8 @@ main(int argc, char **argv)
 		open_timing();
 	if (!o.dryrun && o.save_remarks && mkdir(o.save_remarks, 0777) && errno != EEXIST)
 		nv_fatal("cannot create '%s':", o.save_remarks);
+	if (!o.dryrun && o.keep_dir && mkdir(o.keep_dir, 0777) && errno != EEXIST)
+		nv_fatal("cannot create '%s':", o.keep_dir);
 	nv_proc_on_signal(on_signal);
 	/* a stage whose pipe brings nothing leaves the error to the one that failed */
 	setenv("NVCC_LITE_CHAIN", "1", 1);

@@ -1116,6 +1116,42 @@ join_one(LLVMModuleRef part, const struct nv_split_map *map, LLVMModuleRef *out)
 	return 0;
 }
 
+void
+nv_split_decl_to_end(LLVMModuleRef m, LLVMValueRef f)
+{
+	LLVMValueRef g = LLVMAddFunction(m, "", LLVMGlobalGetValueType(f));
+	unsigned nparams = LLVMCountParams(f);
+	size_t len, nmd;
+	char *name = xstrdup(LLVMGetValueName2(f, &len));
+	LLVMValueMetadataEntry *md = LLVMGlobalCopyAllMetadata(f, &nmd);
+
+	for (long idx = -1; idx <= (long)nparams; idx++) {
+		unsigned na = LLVMGetAttributeCountAtIndex(f, (LLVMAttributeIndex)idx);
+		LLVMAttributeRef *a = xcalloc(na ? na : 1, sizeof(*a));
+
+		LLVMGetAttributesAtIndex(f, (LLVMAttributeIndex)idx, a);
+		for (unsigned k = 0; k < na; k++)
+			LLVMAddAttributeAtIndex(g, (LLVMAttributeIndex)idx, a[k]);
+		free(a);
+	}
+	for (size_t k = 0; k < nmd; k++)
+		LLVMGlobalSetMetadata(g, LLVMValueMetadataEntriesGetKind(md, (unsigned)k),
+		                      LLVMValueMetadataEntriesGetMetadata(md, (unsigned)k));
+	if (md)
+		LLVMDisposeValueMetadataEntries(md);
+	LLVMSetFunctionCallConv(g, LLVMGetFunctionCallConv(f));
+	LLVMSetLinkage(g, LLVMGetLinkage(f));
+	LLVMSetVisibility(g, LLVMGetVisibility(f));
+	LLVMSetDLLStorageClass(g, LLVMGetDLLStorageClass(f));
+	LLVMSetUnnamedAddress(g, LLVMGetUnnamedAddress(f));
+	if (LLVMGetSection(f))
+		LLVMSetSection(g, LLVMGetSection(f));
+	LLVMReplaceAllUsesWith(f, g);
+	LLVMDeleteFunction(f);
+	LLVMSetValueName2(g, name, len);
+	free(name);
+}
+
 int
 nv_split_join(LLVMModuleRef *parts, unsigned n, const struct nv_split_map *map, LLVMModuleRef *out)
 {

@@ -70,5 +70,9 @@ int nv_split_join(LLVMModuleRef *parts, unsigned n, const struct nv_split_map *m
                   LLVMModuleRef *out);
 /* Turn f into a declaration in place (its position in the module stays). */
 void nv_split_strip_body(LLVMValueRef f);
+/* Give declaration f of m a twin at the end of m's function list, in its
+ * place: attributes, calling convention, linkage, metadata (not dso_local,
+ * which LLVM-C cannot copy). */
+void nv_split_decl_to_end(LLVMModuleRef m, LLVMValueRef f);
 
 #endif

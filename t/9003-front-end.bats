@@ -272,3 +272,41 @@ P
 	# CUDA 12.4's ptxas reads PTX ISA 8.4, so that is what nv-llc writes
 	[[ "$output" == *"-ptx-isa=84"* ]] || fail "$output"
 }
+
+@test "sm_XXa and sm_XXf targets: nvcc's macros, the PTX ISA they need, and ptxas takes the PTX" {
+	cat >fam.cu <<'EOF2'
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
+#error no family macro
+#endif
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH_FAMILY_SPECIFIC__ != __CUDA_ARCH__)
+#error wrong family
+#endif
+#if defined(WANT_SPECIFIC) && defined(__CUDA_ARCH__) && __CUDA_ARCH_SPECIFIC__ != __CUDA_ARCH__
+#error wrong arch-specific macro
+#endif
+__global__ void k(float *p) { p[threadIdx.x] *= 2.0f; }
+EOF2
+	for a in sm_90a sm_100f sm_110a sm_121f; do
+		flags=
+		[[ $a == *a ]] && flags=-DWANT_SPECIFIC
+		run --separate-stderr nvcc-lite -arch=$a $flags fam.cu -o $a.ptx
+		[ "$status" -eq 0 ] || fail "$a: $stderr"
+		grep -qx ".target $a" $a.ptx || fail "$a: $(grep '^.target' $a.ptx)"
+		if have_ptxas; then
+			run "$(ptxas_bin)" -arch=$a $a.ptx -o /dev/null
+			[ "$status" -eq 0 ] || fail "ptxas -arch=$a: $output"
+		fi
+	done
+	# sm_110 needs PTX ISA 9.0
+	grep -qx '.version 9.0' sm_110a.ptx
+}
+
+@test "-keep-dir is created when missing, as -save-remarks is" {
+	cp "$FIXTURES/saxpy.cu" k.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 -keep-dir kept k.cu -o k.ptx
+	[ "$status" -eq 0 ] || fail "$stderr"
+	assert_file_exists kept/k.0-cudafe.bc
+	run --separate-stderr nvcc-lite -arch=sm_90 -keep-dir no/such k.cu -o k.ptx
+	assert_equal "$status" 1
+	assert_one_error nvcc-lite
+}
