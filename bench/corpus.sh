@@ -56,12 +56,8 @@ case $limit in ''|*[!0-9]*) die "-n wants a count" ;; esac
 [ $# -gt 0 ] || die "no corpus directory (try --help)"
 [ -z "$list" ] || [ -r "$list" ] || die "cannot read $list"
 
-find_tool() { # find_tool NAME DIR...: the first of PATH, then DIRs
-	t=$1; shift
-	command -v "$t" 2>/dev/null && return
-	for d in "$@"; do [ -x "$d/$t" ] && { echo "$d/$t"; return; }; done
-	return 1
-}
+# shellcheck source=bench/tools.sh
+. "$top/bench/tools.sh"
 cuda=${CUDA_PATH:-/usr/local/cuda}
 lite=${NVCC_LITE:-$top/bin/nvcc-lite}
 [ -x "$lite" ] || die "$lite is not built (run make)"

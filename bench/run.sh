@@ -35,12 +35,8 @@ while [ $# -gt 0 ]; do
 done
 case $runs in ''|*[!0-9]*|0) echo "bench: -r wants a positive count" >&2; exit 2 ;; esac
 
-find_tool() { # find_tool NAME DIR...: the first of PATH, then DIRs
-	t=$1; shift
-	command -v "$t" 2>/dev/null && return
-	for d in "$@"; do [ -x "$d/$t" ] && { echo "$d/$t"; return; }; done
-	return 1
-}
+# shellcheck source=bench/tools.sh
+. "$top/bench/tools.sh"
 cuda=${CUDA_PATH:-/usr/local/cuda}
 lite=$top/bin/nvcc-lite
 [ -x "$lite" ] || { echo "bench: $lite is not built (run make)" >&2; exit 2; }
