@@ -310,3 +310,17 @@ EOF2
 	assert_equal "$status" 1
 	assert_one_error nvcc-lite
 }
+
+@test "a missing or self-including options file is one usage error" {
+	cp "$FIXTURES/saxpy.cu" k.cu
+	run --separate-stderr nvcc-lite --options-file nothere k.cu
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+	[[ "$stderr" == *"cannot read options file 'nothere'"* ]] || fail "$stderr"
+	echo '-optf loop' >loop
+	run --separate-stderr nvcc-lite -optf loop k.cu
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+	[[ "$stderr" == *"options file 'loop' includes itself"* ]] || fail "$stderr"
+	assert_file_not_exists k.ptx
+}
