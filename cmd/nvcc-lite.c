@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
@@ -21,6 +23,7 @@
 #include "io.h"
 #include "jobserver.h"
 #include "knobs.h"
+#include "pch.h"
 #include "pipeline.h"
 #include "proc.h"
 #include "split.h"
@@ -46,7 +49,7 @@ static struct {
 	int olevel, fc, verbose, dryrun, keep, lineinfo, help, version, list_knobs, print_pipeline;
 	int deps, dep_phony, dep_quote; /* -MD (1) or -MMD (2); -MP; no -MT */
 	int ftz, prec_div, prec_sqrt, fmad, fast_math; /* -1: not given */
-	int jobserver;
+	int jobserver, no_cache;
 	long long maxreg, split_compile; /* split_compile -1: not given, 0: CPUs */
 	struct nv_strv cpp;     /* -I -D -U for the front end */
 	struct nv_strv xcicc;   /* -Xcicc arguments */
@@ -115,6 +118,7 @@ static void set_host_debug(const char *v) { (void)v; nv_strv_push(&o.host, "-g")
 static void set_no_warnings(const char *v) { (void)v; o.no_warnings = 1; }
 static void set_res_usage(const char *v) { (void)v; o.res_usage = 1; }
 static void accept_flag(const char *v) { (void)v; }
+static void set_no_cache(const char *v) { (void)v; o.no_cache = 1; }
 
 /* -Xcompiler: the host compiler's options.  The preprocessor's -D, -U and
  * -I reach the device side too, as the host preprocessor nvcc runs on
@@ -317,6 +321,7 @@ static const struct flag flags[] = {
 	{ "-split-compile", "--split-compile", VALUE, "N", "Phase II on at most N functions' parts at once (0: one per CPU); make's jobserver wins", set_split_compile },
 	{ "-jobserver", "--jobserver", FLAG, NULL, "share make's jobs: it is an error if MAKEFLAGS names no usable jobserver", set_jobserver },
 	{ "-time", "--time", VALUE, "FILE", "append each stage's wall time to FILE, as CSV like nvcc's", set_time },
+	{ "-no-cache", "--no-cache", FLAG, NULL, "compile without the front end's header cache ($NVCC_LITE_CACHE_DIR, else ~/.cache/nvcc-lite)", set_no_cache },
 	{ "-print-pipeline", "--print-pipeline", FLAG, NULL, "print the steps of the pipeline the flags select, and exit", set_print_pipeline },
 	{ "-v", "--verbose", FLAG, NULL, "print each command before running it", set_verbose },
 	{ "-dryrun", "--dryrun", FLAG, NULL, "print the commands as a shell script and run nothing", set_dryrun },
@@ -618,8 +623,11 @@ front_end_arch(struct nv_strv *av)
 	nv_strv_pushf(av, "+ptx%d", isa);
 }
 
-static char **
-front_end(const char *dir, const char *out)
+/* The front end's command up to its input: everything that decides what
+ * the headers mean.  user_includes 0 leaves out -include FILE (the header
+ * cache holds what every source includes, not what one build adds). */
+static struct nv_strv *
+front_end_flags(const char *dir, int user_includes)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	const char *env = getenv("NVCC_LITE_CLANG");
@@ -665,10 +673,30 @@ front_end(const char *dir, const char *out)
 		nv_strv_push(av, "-ffp-contract=off");
 	if (o.fast_math)
 		nv_strv_push(av, "-fgpu-approx-transcendentals");
-	for (size_t i = 0; i < o.cpp.n; i++)
+	for (size_t i = 0; i < o.cpp.n; i++) {
+		if (!user_includes && !strcmp(o.cpp.v[i], "-include")) {
+			i++;
+			continue;
+		}
 		nv_strv_push(av, o.cpp.v[i]);
+	}
 	for (size_t i = 0; i < o.fe.n; i++)
 		nv_strv_push(av, o.fe.v[i]);
+	free(clang);
+	return av;
+}
+
+/* The front end: the source to a module in out, through the header cache
+ * pch when there is one. */
+static char **
+front_end(const char *dir, const char *out, const char *pch)
+{
+	struct nv_strv *av = front_end_flags(dir, 1);
+
+	if (pch) {
+		nv_strv_push(av, "-include-pch");
+		nv_strv_push(av, pch);
+	}
 	if (o.deps) {
 		nv_strv_push(av, o.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");
@@ -683,7 +711,6 @@ front_end(const char *dir, const char *out)
 	nv_strv_push(av, o.input);
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, out);
-	free(clang);
 	return av->v;
 }
 
@@ -935,6 +962,7 @@ print_cmd(FILE *fp, char **av)
 struct chain {
 	char **argv[MAX_STEPS];
 	const char *name[MAX_STEPS];
+	char *in[MAX_STEPS], *out[MAX_STEPS]; /* files each step reads, writes (NULL: a pipe) */
 	size_t n;
 	const char *label;      /* "phase I", "phase II part 3", ... for -time */
 	int quiet_exit1;        /* exit status 1 says nothing new (the front end's errors) */
@@ -989,6 +1017,8 @@ wire(struct chain *c, const char *in, const char *out, const char *dir)
 	if (in)
 		c->argv[0] = append(c->argv[0], in, NULL);
 	c->argv[c->n - 1] = append(c->argv[c->n - 1], "-o", out);
+	c->in[0] = xstrdup(in ? in : "-");
+	c->out[c->n - 1] = xstrdup(out);
 }
 
 /* -keep: every step writes DIR/BASE.N-STAGE.bc and the next one reads it;
@@ -1004,7 +1034,8 @@ keep_files(struct chain *c, const char *base, size_t first)
 
 		c->argv[i] = append(c->argv[i], "-o", f);
 		c->argv[i + 1] = append(c->argv[i + 1], f, NULL);
-		free(f);
+		c->out[i] = f;
+		c->in[i + 1] = xstrdup(f);
 	}
 }
 
@@ -1154,14 +1185,57 @@ on_signal(void)
 		rmdir(sig_dir);
 }
 
+/*
+ * -time, as nvcc writes it: a row per step with its own wall time, and one
+ * with its CPU time ("ms (cpu)").  A step's own wall time runs from when
+ * its input was all there (the step before it exited) to its own exit, so
+ * the rows of a chain add up to the chain's time; a pipe's waits count for
+ * the step that was working.
+ */
+static double
+ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+static double wall_in_steps; /* the rows' sum: the driver's row is the rest */
+
 static void
 record_times(const struct chain *c)
 {
+	double prev_exit = 0; /* ms after the chain's first spawn */
+
 	if (!timing)
 		return;
-	for (size_t i = 0; i < c->n; i++)
-		fprintf(timing, "%s , %s (%s) ,  ,  , %s , nvcc-lite , %.4f , ms\n", o.input, c->name[i],
-		        c->label, o.arch, c->run.ms[i]);
+	for (size_t i = 0; i < c->n; i++) {
+		double start = ms_between(&c->run.t0[0], &c->run.t0[i]), exit = start + c->run.ms[i];
+		double own = exit - (i && prev_exit > start ? prev_exit : start);
+
+		if (own < 0)
+			own = 0;
+		prev_exit = exit;
+		wall_in_steps += own;
+		for (int cpu = 0; cpu < 2; cpu++)
+			fprintf(timing, "%s , %s (%s) , %s , %s , %s , nvcc-lite , %.4f , %s\n", o.input,
+			        c->name[i], c->label, c->in[i] ? c->in[i] : "-", c->out[i] ? c->out[i] : "-",
+			        o.arch, cpu ? c->run.cpu_ms[i] : own, cpu ? "ms (cpu)" : "ms");
+	}
+}
+
+/* The driver's row: its wall time outside the steps, and its own CPU time. */
+static void
+record_driver(const struct timespec *t0, const char *out)
+{
+	struct timespec t1;
+	struct rusage ru;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(timing, " , nvcc-lite (driver) ,  , %s ,  , nvcc-lite , %.4f , ms\n", out,
+	        ms_between(t0, &t1) - wall_in_steps);
+	fprintf(timing, " , nvcc-lite (driver) ,  , %s ,  , nvcc-lite , %.4f , ms (cpu)\n", out,
+	        (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	                (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3);
 }
 
 static int
@@ -1255,6 +1329,8 @@ run_one(struct chain *c)
 
 			one.argv[0] = c->argv[i];
 			one.name[0] = c->name[i];
+			one.in[0] = c->in[i];
+			one.out[0] = c->out[i];
 			if (run_chains(&one, 1, 1))
 				return -1;
 		}
@@ -1299,10 +1375,18 @@ struct plan {
 	enum nv_pipe_id pipe;
 	int is_cu;            /* the input goes through the front end */
 	char *fe_out;         /* the front end's module, for a .cu input */
+	struct nv_pch pch;    /* the header cache's entry for this command */
+	const char *pch_use;  /* its precompiled header, when the front end uses it */
 	char *p1;             /* Phase I's output, when there is a Phase II */
 	size_t n1;            /* steps before Phase II, front end included */
 	unsigned nparts;
 };
+
+static char *
+tmp_path(const struct plan *p, const char *what)
+{
+	return xasprintf("%s/%s.%s", p->tmp, p->base, what);
+}
 
 /* The front end runs alone, into a file: when it fails, its diagnostics
  * are the whole story, with no stage after it complaining of no input. */
@@ -1313,7 +1397,86 @@ fe_chain(struct plan *p, struct chain *c)
 	c->label = "front end";
 	c->quiet_exit1 = 1;
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
-	add_step(c, "front end", front_end(p->dir, p->fe_out));
+	add_step(c, "front end", front_end(p->dir, p->fe_out, p->pch_use));
+	c->in[0] = xstrdup(o.input);
+	c->out[0] = xstrdup(p->fe_out);
+}
+
+/* The header cache's entry for this build: used when fresh; else built
+ * now, unless another compile is building it (then this one goes without).
+ * Nothing here fails the build: without a cache it is only slower.  A
+ * build that prints anything (a warning in a header) is not cached, so the
+ * warning is not lost on the next compile. */
+static void
+header_cache(struct plan *p, struct nv_strv *paths)
+{
+	struct nv_strv *av;
+	struct chain c = { .label = "header cache" };
+	char *dir, *err;
+	int off = 0, rc, fd, saved, nul;
+	struct stat st;
+
+	if (o.no_cache || !(dir = nv_pch_dir()))
+		return;
+	av = front_end_flags(p->dir, 0);
+	nv_pch_init(&p->pch, dir, av->v);
+	free(dir);
+	if (nv_pch_fresh(&p->pch, &off)) {
+		p->pch_use = off ? NULL : p->pch.pch;
+		return;
+	}
+	if (o.dryrun || nv_pch_lock(&p->pch))
+		return;
+	nv_strv_push(paths, p->pch.lock);
+	nv_strv_push(paths, p->pch.tmp_pch);
+	nv_strv_push(paths, p->pch.tmp_deps);
+	sig_paths = paths->v;
+	nsig_paths = paths->n;
+	nv_strv_push(av, "-Xclang");
+	nv_strv_push(av, "-emit-pch");
+	nv_strv_push(av, "-MD");
+	nv_strv_push(av, "-MF");
+	nv_strv_push(av, p->pch.tmp_deps);
+	nv_strv_push(av, "-emit-llvm");
+	nv_strv_push(av, "-c");
+	nv_strv_push(av, p->pch.src);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, p->pch.tmp_pch);
+	add_step(&c, "front end", av->v);
+	c.in[0] = p->pch.src;
+	c.out[0] = p->pch.pch;
+	/* its diagnostics are not the user's business: kept aside, they say
+	 * whether the headers can be cached */
+	err = tmp_path(p, "pch.err");
+	nv_strv_push(paths, err);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		nv_pch_abandon(&p->pch);
+		free(err);
+		return;
+	}
+	if (o.verbose)
+		show_chain(stderr, &c, "");
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	rc = nv_chain_start(&c.run, c.argv, c.n, nul, -1);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	close(nul);
+	while (!rc && c.run.alive > 0)
+		nv_chain_wait(1);
+	record_times(&c);
+	rc = rc || c.run.failed;
+	if (nv_pch_commit(&p->pch, !rc, stat(err, &st) == 0 && st.st_size == 0) == 0) {
+		p->pch_use = p->pch.pch;
+		nv_pch_trim(p->pch.dir, 32);
+	}
+	nv_chain_release(&c.run);
+	unlink(err);
+	free(err);
 }
 
 static void
@@ -1358,12 +1521,6 @@ phase2_chain(struct plan *p, struct chain *c, const char *in, const char *out, i
 	}
 }
 
-static char *
-tmp_path(const struct plan *p, const char *what)
-{
-	return xasprintf("%s/%s.%s", p->tmp, p->base, what);
-}
-
 static void
 split_chain(struct plan *p, struct chain *c)
 {
@@ -1382,6 +1539,8 @@ split_chain(struct plan *p, struct chain *c)
 	nv_strv_push(av, prefix);
 	nv_strv_push(av, p->p1);
 	add_step(c, "nv-split", av->v);
+	c->in[0] = xstrdup(p->p1);
+	c->out[0] = xasprintf("%s.*.bc", prefix);
 	free(prog);
 	free(prefix);
 }
@@ -1404,6 +1563,8 @@ join_chain(struct plan *p, struct chain *c, char **parts, size_t n)
 	add_step(c, "nv-link", av->v);
 	add_phase(c, p->pipe, NV_PHASE_CODEGEN, p->dir);
 	c->argv[c->n - 1] = append(c->argv[c->n - 1], "-o", p->out);
+	c->in[0] = n == 1 ? xstrdup(parts[0]) : xasprintf("%s ...", parts[0]);
+	c->out[c->n - 1] = xstrdup(p->out);
 	name_files(c, p->base, p->n1 + count_phase(p->pipe, NV_PHASE_2));
 	free(prog);
 	free(map);
@@ -1418,8 +1579,10 @@ dryrun(struct plan *p)
 	       o.input);
 	if (o.save_remarks)
 		printf("mkdir -p %s\n", nv_shell_quote(o.save_remarks));
-	if (p->is_cu)
+	if (p->is_cu) {
+		header_cache(p, NULL);
 		fe_chain(p, &c);
+	}
 	if (p->is_cu || has_phase(p->pipe, NV_PHASE_2)) {
 		if (o.keep)
 			printf("tmp=%s\n", nv_shell_quote(o.keep_dir ? o.keep_dir : "."));
@@ -1495,13 +1658,19 @@ build(struct plan *p)
 	struct nv_strv paths = { 0 }, outs = { 0 };
 	int rc = 0, ndefs;
 
-	if (p->is_cu)
-		fe_chain(p, &c);
 	plan_paths(p, &paths);
 	sig_paths = paths.v;
 	nsig_paths = paths.n;
-	if (p->is_cu)
+	if (p->is_cu) {
+		header_cache(p, &paths);
+		fe_chain(p, &c);
 		rc = run_one(&c);
+		if (!rc && p->pch_use && o.deps &&
+		    nv_pch_fix_deps(&p->pch, o.dep_file, o.input, o.deps == 1, o.dep_phony)) {
+			nv_error("cannot rewrite the dependency file '%s'", o.dep_file);
+			rc = -1;
+		}
+	}
 	if (!rc) {
 		phase1_chain(p, &c);
 		plan_paths(p, &paths); /* now with Phase I's output */
@@ -1685,7 +1854,9 @@ main(int argc, char **argv)
 {
 	const char *dir;
 	int rc = 0;
+	struct timespec t0;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nv_diag_init(argv[0]);
 	parse(argc, argv, 0);
 	if (o.help || o.version || o.list_knobs) {
@@ -1744,6 +1915,8 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < o.inputs.n && !rc; i++)
 		rc = compile(o.inputs.v[i], dir);
 	nv_js_release_all();
+	if (timing)
+		record_driver(&t0, o.output ? o.output : "");
 	if (timing && fclose(timing) && !rc)
 		nv_fatal("cannot write -time file '%s':", o.time_file);
 	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -147,7 +148,7 @@ report(const char *prog, int status)
 
 /* Record the exit of child w; its chain, or NULL if w is not ours. */
 static struct nv_chain *
-dispatch(pid_t w, int st)
+dispatch(pid_t w, int st, const struct rusage *ru)
 {
 	for (size_t k = 0; k < MAX_CHILDREN; k++) {
 		struct nv_chain *c = children[k].c;
@@ -159,6 +160,8 @@ dispatch(pid_t w, int st)
 		c->pid[i] = 0;
 		c->status[i] = st;
 		c->ms[i] = ms_since(&c->t0[i]);
+		c->cpu_ms[i] = (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e3 +
+		               (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e3;
 		c->alive--;
 		if (st != 0 && !c->failed) {
 			c->failed = 1;
@@ -174,14 +177,15 @@ nv_chain_wait(int block)
 {
 	for (;;) {
 		int st;
-		pid_t w = waitpid(-1, &st, block ? 0 : WNOHANG);
+		struct rusage ru;
+		pid_t w = wait4(-1, &st, block ? 0 : WNOHANG, &ru);
 		struct nv_chain *c;
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return NULL;
-		if ((c = dispatch(w, st)))
+		if ((c = dispatch(w, st, &ru)))
 			return c;
 	}
 }
@@ -197,6 +201,7 @@ nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int
 	c->pid = xcalloc(n, sizeof(*c->pid));
 	c->status = xcalloc(n, sizeof(*c->status));
 	c->ms = xcalloc(n, sizeof(*c->ms));
+	c->cpu_ms = xcalloc(n, sizeof(*c->cpu_ms));
 	c->t0 = xcalloc(n, sizeof(*c->t0));
 	c->first = c->culprit = -1;
 	if (!extra_hook)
@@ -295,6 +300,7 @@ nv_chain_release(struct nv_chain *c)
 	free(c->pid);
 	free(c->status);
 	free(c->ms);
+	free(c->cpu_ms);
 	free(c->t0);
 	memset(c, 0, sizeof(*c));
 }

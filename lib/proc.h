@@ -16,6 +16,7 @@ struct nv_chain {
 	pid_t *pid;
 	int *status;             /* wait status of each stage */
 	double *ms;              /* wall time of each stage, spawn to exit */
+	double *cpu_ms;          /* CPU time of each stage, user and system */
 	struct timespec *t0;
 	int failed;              /* some stage failed (or could not start) */
 	long first, culprit;     /* first failure reaped; the stage blamed (-1 none yet) */

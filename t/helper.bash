@@ -9,6 +9,8 @@ LLVM_BINDIR=$(${LLVM_CONFIG:-llvm-config-22} --bindir)
 PATH="$TOP/bin:$LLVM_BINDIR:$PATH"
 export PATH
 FIXTURES="$TOP/t/fixtures"
+# The front end's header cache: the suite's own, not the user's
+export NVCC_LITE_CACHE_DIR="${BATS_RUN_TMPDIR:-${TMPDIR:-/tmp}}/nvcc-lite-cache"
 
 # Every stage program (bin/nv-*), for the contract loops.
 stages() {

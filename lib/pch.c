@@ -1,0 +1,490 @@
+/*
+ * pch: the front end's header cache (see pch.h for the files).
+ *
+ * An entry is used only when clang would accept it: clang records the
+ * size and modification time of every file a precompiled header was built
+ * from and refuses the header when one differs, so the list keeps exactly
+ * those and nv_pch_fresh compares them.  The key covers the rest: the
+ * command (every -D, -I, -std, the architecture ...), the working
+ * directory (relative -I paths), clang's binary and nvcc-lite's version.
+ *
+ * Concurrent compiles: one takes the lock and builds; the others compile
+ * without the cache meanwhile.  The entry appears by rename, list before
+ * header, so a reader sees a whole entry or none.  A lock left by a killed
+ * build is taken over after two minutes.
+ */
+#include "pch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#ifndef NV_VERSION
+#define NV_VERSION "0"
+#endif
+
+#define LIST_MAGIC "nv-pch 1"
+
+/* Characters the cache path may hold: no quoting in a dependency file. */
+static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-";
+
+static int
+mkdirs(char *path)
+{
+	struct stat st;
+
+	for (char *s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST) {
+			*s = '/';
+			return -1;
+		}
+		*s = '/';
+	}
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return -1;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) && access(path, W_OK | X_OK) == 0 ? 0 : -1;
+}
+
+char *
+nv_pch_dir(void)
+{
+	const char *env = getenv("NVCC_LITE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char *dir;
+
+	if (env && *env)
+		dir = xstrdup(env);
+	else if (xdg && *xdg == '/')
+		dir = xasprintf("%s/nvcc-lite", xdg);
+	else if (home && *home == '/')
+		dir = xasprintf("%s/.cache/nvcc-lite", home);
+	else
+		return NULL;
+	if (*dir != '/' || strspn(dir, plain) != strlen(dir) || mkdirs(dir)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t
+fnv_str(uint64_t h, const char *s)
+{
+	return fnv(h, s, strlen(s) + 1);
+}
+
+void
+nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	char cwd[4096];
+	struct stat st;
+
+	memset(p, 0, sizeof(*p));
+	h = fnv_str(h, NV_VERSION);
+	if (getcwd(cwd, sizeof(cwd)))
+		h = fnv_str(h, cwd);
+	if (stat(argv[0], &st) == 0) {
+		h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
+		h = fnv(h, &st.st_size, sizeof(st.st_size));
+	}
+	for (size_t i = 0; argv[i]; i++)
+		h = fnv_str(h, argv[i]);
+	p->dir = xstrdup(dir);
+	p->key = xasprintf("%016llx", (unsigned long long)h);
+	p->pch = xasprintf("%s/fe-%s.pch", dir, p->key);
+	p->list = xasprintf("%s/fe-%s.list", dir, p->key);
+	p->src = xasprintf("%s/fe-%s.cu", dir, p->key);
+	p->lock = xasprintf("%s/fe-%s.lock", dir, p->key);
+	p->tmp_pch = xasprintf("%s/fe-%s.pch.%ld", dir, p->key, (long)getpid());
+	p->tmp_deps = xasprintf("%s/fe-%s.d.%ld", dir, p->key, (long)getpid());
+}
+
+/* A dependency file's token as a path: "\ " is a space, "$$" a dollar. */
+static char *
+unescape(const char *tok)
+{
+	char *s = xstrdup(tok), *d = s;
+
+	for (const char *t = tok; *t; t++) {
+		if (*t == '\\' && (t[1] == ' ' || t[1] == '#'))
+			t++;
+		else if (*t == '$' && t[1] == '$')
+			t++;
+		*d++ = *t;
+	}
+	*d = '\0';
+	return s;
+}
+
+/* The prerequisites of the first rule of a dependency file, as escaped
+ * tokens; the target text before them in *target when asked.  -1 when
+ * the file cannot be read or has no rule. */
+static int
+read_deps(const char *path, struct nv_strv *toks, char **target)
+{
+	FILE *fp = fopen(path, "r");
+	char *buf = NULL, *s, *colon;
+	size_t cap = 0, n = 0;
+	int c;
+
+	if (!fp)
+		return -1;
+	/* the first rule: lines joined where they end in a backslash */
+	while ((c = getc(fp)) != EOF) {
+		if (n + 2 >= cap)
+			buf = xrealloc(buf, cap = cap ? cap * 2 : 4096);
+		if (c == '\n') {
+			if (n && buf[n - 1] == '\\') {
+				buf[n - 1] = ' ';
+				continue;
+			}
+			break;
+		}
+		buf[n++] = (char)c;
+	}
+	fclose(fp);
+	if (!buf || !(colon = strstr(buf, ": "))) {
+		free(buf);
+		return -1;
+	}
+	buf[n] = '\0';
+	if (target)
+		*target = xasprintf("%.*s", (int)(colon - buf), buf);
+	for (s = colon + 2; *s;) {
+		char *t;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		for (t = s; *t && *t != ' ' && *t != '\t'; t++)
+			if (*t == '\\' && t[1])
+				t++;
+		if (t > s) {
+			char save = *t;
+
+			*t = '\0';
+			nv_strv_push(toks, s);
+			*t = save;
+		}
+		s = t;
+	}
+	free(buf);
+	return 0;
+}
+
+static int
+has(const struct nv_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return 1;
+	return 0;
+}
+
+/* The list's tokens (escaped, as the build's dependency file gave them). */
+static int
+read_list(const struct nv_pch *p, struct nv_strv *toks, int check, int *off)
+{
+	FILE *fp = fopen(p->list, "r");
+	char line[8192];
+	int ok = 1;
+
+	if (!fp)
+		return -1;
+	if (!fgets(line, sizeof(line), fp) || strncmp(line, LIST_MAGIC, strlen(LIST_MAGIC))) {
+		fclose(fp);
+		return -1;
+	}
+	if (off)
+		*off = !strcmp(line, LIST_MAGIC " off\n");
+	while (ok && fgets(line, sizeof(line), fp)) {
+		long long sec, nsec, size;
+		int at = 0;
+		struct stat st;
+		char *path;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%lld.%lld %lld %n", &sec, &nsec, &size, &at) != 3 || !at) {
+			ok = 0;
+			break;
+		}
+		if (toks)
+			nv_strv_push(toks, line + at);
+		if (!check)
+			continue;
+		path = unescape(line + at);
+		ok = stat(path, &st) == 0 && st.st_mtim.tv_sec == sec && st.st_mtim.tv_nsec == nsec &&
+		     st.st_size == size;
+		free(path);
+	}
+	fclose(fp);
+	return ok ? 0 : -1;
+}
+
+int
+nv_pch_fresh(const struct nv_pch *p, int *off)
+{
+	struct stat st;
+	int o = 0;
+
+	if (read_list(p, NULL, 1, &o))
+		return 0;
+	if (off)
+		*off = o;
+	if (o)
+		return 1;
+	if (stat(p->pch, &st))
+		return 0;
+	/* used: nv_pch_trim drops the entries used longest ago */
+	utimensat(AT_FDCWD, p->pch, NULL, 0);
+	return 1;
+}
+
+int
+nv_pch_lock(struct nv_pch *p)
+{
+	int fd;
+
+	for (int tries = 0; tries < 2; tries++) {
+		struct stat st;
+
+		fd = open(p->lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST || stat(p->lock, &st) || time(NULL) - st.st_mtime < 120)
+			return -1;
+		unlink(p->lock); /* left by a build that was killed */
+	}
+	if (fd < 0)
+		return -1;
+	close(fd);
+	p->held = 1;
+	/* the header's source: empty, so the header is what the command includes */
+	fd = open(p->src, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		nv_pch_abandon(p);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The list of the build's dependency file: every file but the source. */
+static int
+write_list(const struct nv_pch *p, int off)
+{
+	struct nv_strv toks = { 0 };
+	char *tmp = xasprintf("%s.%ld", p->list, (long)getpid());
+	FILE *fp;
+	int rc = -1;
+
+	if (read_deps(p->tmp_deps, &toks, NULL) || !(fp = fopen(tmp, "w")))
+		goto out;
+	fprintf(fp, "%s%s\n", LIST_MAGIC, off ? " off" : "");
+	for (size_t i = 0; i < toks.n; i++) {
+		char *path = unescape(toks.v[i]);
+		struct stat st;
+
+		if (strcmp(path, p->src) && stat(path, &st) == 0)
+			fprintf(fp, "%lld.%09ld %lld %s\n", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			        (long long)st.st_size, toks.v[i]);
+		free(path);
+	}
+	rc = fclose(fp) ? -1 : 0;
+	if (!rc && (off || rename(p->tmp_pch, p->pch) == 0))
+		rc = rename(tmp, p->list);
+	else
+		rc = -1;
+out:
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	nv_strv_free(&toks);
+	return rc;
+}
+
+int
+nv_pch_commit(struct nv_pch *p, int ok, int quiet)
+{
+	int rc = -1;
+
+	if (ok)
+		rc = write_list(p, !quiet);
+	nv_pch_abandon(p);
+	return rc || !quiet ? -1 : 0;
+}
+
+void
+nv_pch_abandon(struct nv_pch *p)
+{
+	unlink(p->tmp_pch);
+	unlink(p->tmp_deps);
+	if (p->held)
+		unlink(p->lock);
+	p->held = 0;
+}
+
+static void
+put_deps(FILE *fp, const char *target, const struct nv_strv *deps, int phony)
+{
+	fprintf(fp, "%s:", target);
+	for (size_t i = 0; i < deps->n; i++)
+		fprintf(fp, " %s%s", deps->v[i], i + 1 < deps->n ? " \\\n " : "");
+	fputc('\n', fp);
+	for (size_t i = 1; phony && i < deps->n; i++)
+		fprintf(fp, "\n%s:\n", deps->v[i]);
+}
+
+/* A path as a dependency file writes it. */
+static char *
+escape(const char *path)
+{
+	char *s = xmalloc(strlen(path) * 2 + 1), *d = s;
+
+	for (; *path; path++) {
+		if (*path == ' ' || *path == '#')
+			*d++ = '\\';
+		else if (*path == '$')
+			*d++ = '$';
+		*d++ = *path;
+	}
+	*d = '\0';
+	return s;
+}
+
+int
+nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input, int full, int phony)
+{
+	struct nv_strv got = { 0 }, from_pch = { 0 }, out = { 0 };
+	char *target = NULL, *tmp = NULL, *src = escape(input);
+	int rc = -1;
+	FILE *fp;
+
+	if (read_deps(dep_file, &got, &target) || read_list(p, &from_pch, 0, NULL))
+		goto done;
+	/* the source first, as clang puts it without the header; then what
+	 * the header was built from; then the source's own includes */
+	nv_strv_push(&out, src);
+	for (size_t i = 0; full && i < from_pch.n; i++)
+		if (!has(&out, from_pch.v[i]))
+			nv_strv_push(&out, from_pch.v[i]);
+	for (size_t i = 0; i < got.n; i++)
+		if (strcmp(got.v[i], p->src) && !has(&out, got.v[i]))
+			nv_strv_push(&out, got.v[i]);
+	tmp = xasprintf("%s.%ld", dep_file, (long)getpid());
+	if (!(fp = fopen(tmp, "w")))
+		goto done;
+	put_deps(fp, target, &out, phony);
+	if (fclose(fp) || rename(tmp, dep_file))
+		unlink(tmp);
+	else
+		rc = 0;
+done:
+	free(src);
+	free(target);
+	free(tmp);
+	nv_strv_free(&got);
+	nv_strv_free(&from_pch);
+	nv_strv_free(&out);
+	return rc;
+}
+
+struct entry {
+	char *key;
+	time_t used;
+};
+
+static int
+by_use(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return (x->used > y->used) - (x->used < y->used);
+}
+
+void
+nv_pch_trim(const char *dir, size_t keep)
+{
+	DIR *d = opendir(dir);
+	struct entry *es = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		struct stat st;
+		char *path;
+
+		if (strncmp(de->d_name, "fe-", 3) || len < 8 || strcmp(de->d_name + len - 5, ".list"))
+			continue;
+		path = xasprintf("%s/%.*s.pch", dir, (int)(len - 5), de->d_name);
+		if (n == cap)
+			es = xrealloc(es, (cap = cap ? cap * 2 : 32) * sizeof(*es));
+		/* an entry without a header (an "off" one) counts as its list's age */
+		es[n].used = stat(path, &st) == 0 ? st.st_mtime : 0;
+		if (!es[n].used) {
+			free(path);
+			path = xasprintf("%s/%s", dir, de->d_name);
+			es[n].used = stat(path, &st) == 0 ? st.st_mtime : now;
+		}
+		free(path);
+		es[n++].key = xasprintf("%s/%.*s", dir, (int)(len - 5), de->d_name);
+	}
+	closedir(d);
+	qsort(es, n, sizeof(*es), by_use);
+	for (size_t i = 0; i < n; i++) {
+		if (n - i > keep && now - es[i].used > 600) {
+			char *f = xasprintf("%s.list", es[i].key);
+
+			unlink(f); /* the list first: without it the header is never used */
+			free(f);
+			f = xasprintf("%s.pch", es[i].key);
+			unlink(f);
+			free(f);
+			f = xasprintf("%s.cu", es[i].key);
+			unlink(f);
+			free(f);
+		}
+		free(es[i].key);
+	}
+	free(es);
+}
+
+void
+nv_pch_release(struct nv_pch *p)
+{
+	free(p->dir);
+	free(p->key);
+	free(p->pch);
+	free(p->list);
+	free(p->src);
+	free(p->lock);
+	free(p->tmp_pch);
+	free(p->tmp_deps);
+	memset(p, 0, sizeof(*p));
+}

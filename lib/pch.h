@@ -1,0 +1,60 @@
+#ifndef NV_PCH_H
+#define NV_PCH_H
+/*
+ * pch: the front end's header cache.  Every CUDA source begins with the
+ * same headers (clang's CUDA wrappers, CUDA's runtime headers and
+ * nvcc_compat.h), and parsing them is most of what clang-22 spends on a
+ * small file.  A precompiled header of them, one per front-end command, is
+ * built on first use and kept in a cache directory:
+ *
+ *   DIR/fe-KEY.pch    the precompiled header
+ *   DIR/fe-KEY.list   "nv-pch 1", then "MTIME_NS SIZE PATH" for every file
+ *                     it was built from, as clang checks them when it loads
+ *                     the header; "nv-pch 1 off": these headers are not
+ *                     cached (building them printed a diagnostic)
+ *   DIR/fe-KEY.cu     its source, empty
+ *   DIR/fe-KEY.lock   held while one compile builds it (others go without)
+ *
+ * KEY hashes nvcc-lite's version, clang's identity and the command.
+ */
+#include <stddef.h>
+
+struct nv_pch {
+	char *dir, *key;
+	char *pch, *list, *src, *lock;
+	char *tmp_pch, *tmp_deps;       /* the build's outputs, renamed in on success */
+	int held;                       /* we hold the lock */
+};
+
+/* The cache directory: $NVCC_LITE_CACHE_DIR, else $XDG_CACHE_HOME/nvcc-lite,
+ * else $HOME/.cache/nvcc-lite, created when missing.  NULL when there is
+ * none to be had (unset, not a directory, not writable). */
+char *nv_pch_dir(void);
+/* Name the cache entry of the front-end command argv (clang first, without
+ * input, output or dependency flags) in dir. */
+void nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv);
+/* 1 when the entry is there and every file it was built from is as it was;
+ * *off set when the entry says these headers are not cached. */
+int nv_pch_fresh(const struct nv_pch *p, int *off);
+/* Take the build lock: 0 when this process builds the entry, -1 when
+ * another one is at it (or the directory refuses). */
+int nv_pch_lock(struct nv_pch *p);
+/* After the build (clang wrote tmp_pch and its -MD list tmp_deps): put the
+ * entry in place; quiet says the build printed nothing.  0 on success.
+ * Releases the lock and removes the temporaries either way. */
+int nv_pch_commit(struct nv_pch *p, int ok, int quiet);
+/* Release the lock and remove the temporaries (a build that never ran). */
+void nv_pch_abandon(struct nv_pch *p);
+/* Rewrite the -MD/-MMD file a compile with the entry wrote into what the
+ * compile without it writes: no line for the header's own source, and the
+ * headers clang does not list from a precompiled header added back.
+ * input: the source as the command named it; full: -MD (every header),
+ * else -MMD; phony: -MP.  0, or -1 if it cannot be rewritten. */
+int nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input, int full,
+                    int phony);
+/* Keep at most keep entries, dropping the least recently used (never one
+ * used in the last ten minutes). */
+void nv_pch_trim(const char *dir, size_t keep);
+void nv_pch_release(struct nv_pch *p);
+
+#endif

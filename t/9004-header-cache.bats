@@ -1,0 +1,164 @@
+#!/usr/bin/env bats
+# The front end's header cache: a precompiled header of what every CUDA
+# source includes first, built on first use, shared by concurrent builds,
+# rebuilt when a header or flag changes, never a reason for a build to fail.
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	export NVCC_LITE_CACHE_DIR="$BATS_TEST_TMPDIR/cache"
+	cp "$FIXTURES/saxpy.cu" .
+}
+
+# The front end's command of the last `nvcc-lite -v` run, from its stderr.
+fe_cmd() {
+	grep -- '--cuda-device-only' <<<"$stderr" | grep -v -- '-emit-pch' | tail -1
+}
+
+entries_in() {
+	find "$1" -name 'fe-*.pch' | wc -l
+}
+
+@test "the first compile builds the header cache, the next uses it, and the PTX is the same bytes" {
+	nvcc-lite -no-cache -arch=sm_90 saxpy.cu -o plain.ptx
+	[ ! -e cache ] || fail "-no-cache wrote to the cache"
+	run --separate-stderr nvcc-lite -v -arch=sm_90 saxpy.cu -o first.ptx
+	assert_success
+	grep -q -- '-emit-pch' <<<"$stderr" || fail "no header was built: $stderr"
+	[ "$(entries_in cache)" -eq 1 ]
+	run --separate-stderr nvcc-lite -v -arch=sm_90 saxpy.cu -o second.ptx
+	assert_success
+	! grep -q -- '-emit-pch' <<<"$stderr" || fail "the header was built again"
+	fe_cmd | grep -q -- "-include-pch $NVCC_LITE_CACHE_DIR/fe-" || fail "not used: $(fe_cmd)"
+	cmp plain.ptx first.ptx
+	cmp plain.ptx second.ptx
+	# no lock, no temporary left behind
+	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*')" ]
+}
+
+@test "a flag that changes what the headers mean gets its own entry; one that does not, none" {
+	nvcc-lite -arch=sm_90 saxpy.cu -o a.ptx
+	nvcc-lite -arch=sm_90 -DFOO=1 saxpy.cu -o b.ptx
+	[ "$(entries_in cache)" -eq 2 ]
+	nvcc-lite -arch=sm_80 saxpy.cu -o c.ptx
+	[ "$(entries_in cache)" -eq 3 ]
+	# the output's name and the optimizer's knobs are not the front end's business
+	nvcc-lite -arch=sm_90 -Xcicc -inline-budget=10 saxpy.cu -o d.ptx
+	[ "$(entries_in cache)" -eq 3 ]
+}
+
+@test "a changed header is seen at once: the entry is rebuilt" {
+	mkdir inc
+	echo '#define SCALE 3.0f' >inc/scale.h
+	cat >k.cu <<'EOF'
+__global__ void k(float *p) { p[threadIdx.x] *= SCALE; }
+EOF
+	# -Xclang -include: a header of the command, so in the cache entry
+	nvcc-lite -arch=sm_90 -Xclang -include -Xclang inc/scale.h k.cu -o a.ptx
+	nvcc-lite -arch=sm_90 -Xclang -include -Xclang inc/scale.h k.cu -o b.ptx
+	grep -q '0f40400000' b.ptx || fail "3.0f not in the PTX"
+	echo '#define SCALE 5.0f' >inc/scale.h
+	run --separate-stderr nvcc-lite -arch=sm_90 -Xclang -include -Xclang inc/scale.h k.cu -o c.ptx
+	assert_success
+	[ -z "$stderr" ] || fail "$stderr"
+	grep -q '0f40A00000' c.ptx || fail "the old header was used: $(grep mul c.ptx)"
+	# a header put back with its old time but other bytes is a change too
+	touch -d '2001-01-01' inc/scale.h
+	nvcc-lite -arch=sm_90 -Xclang -include -Xclang inc/scale.h k.cu -o d.ptx
+	echo '#define SCALE 7.0f' >inc/scale.h
+	touch -d '2001-01-01' inc/scale.h
+	nvcc-lite -arch=sm_90 -Xclang -include -Xclang inc/scale.h k.cu -o e.ptx
+	grep -q '0f40E00000' e.ptx || fail "the old header was used"
+}
+
+@test "-include FILE is the build's, not the cache's: a header without a guard is read once" {
+	printf 'struct two { float v; };\n' >t.h
+	cat >k.cu <<'EOF'
+__global__ void k(two *p) { p[threadIdx.x].v += 1.0f; }
+EOF
+	nvcc-lite -arch=sm_90 -include t.h k.cu -o a.ptx
+	run --separate-stderr nvcc-lite -arch=sm_90 -include t.h k.cu -o b.ptx
+	assert_success
+	[ -z "$stderr" ] || fail "$stderr"
+	cmp a.ptx b.ptx
+}
+
+@test "headers whose parse prints a warning are not cached: the warning shows every time" {
+	printf '#warning "old header"\n' >w.h
+	for i in 1 2; do
+		run --separate-stderr nvcc-lite -arch=sm_90 -Xclang -include -Xclang w.h saxpy.cu -o $i.ptx
+		assert_success
+		grep -q 'old header' <<<"$stderr" || fail "run $i lost the warning: $stderr"
+	done
+	[ "$(entries_in cache)" -eq 0 ]
+}
+
+@test "concurrent compiles with an empty cache: all succeed, one entry, the same PTX" {
+	nvcc-lite -no-cache -arch=sm_90 saxpy.cu -o plain.ptx
+	for i in 1 2 3 4 5 6; do
+		nvcc-lite -arch=sm_90 saxpy.cu -o $i.ptx 2>$i.err &
+	done
+	wait
+	for i in 1 2 3 4 5 6; do
+		[ ! -s $i.err ] || fail "compile $i: $(cat $i.err)"
+		cmp plain.ptx $i.ptx
+	done
+	[ "$(entries_in cache)" -eq 1 ]
+	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*')" ]
+}
+
+@test "a cache directory that cannot be had is no error: the compile goes without" {
+	nvcc-lite -no-cache -arch=sm_90 saxpy.cu -o plain.ptx
+	: >file
+	for dir in "$PWD/file/cache" "relative/cache" "$PWD/sp ace"; do
+		NVCC_LITE_CACHE_DIR=$dir run --separate-stderr nvcc-lite -arch=sm_90 saxpy.cu -o out.ptx
+		assert_success
+		[ -z "$stderr" ] || fail "$dir: $stderr"
+		cmp plain.ptx out.ptx
+	done
+	[ ! -e "sp ace" ] && [ ! -e relative ]
+	# a missing one is created; a read-only one is used as far as it can be
+	NVCC_LITE_CACHE_DIR=$PWD/new/deep/cache nvcc-lite -arch=sm_90 saxpy.cu -o out.ptx
+	[ "$(entries_in new/deep/cache)" -eq 1 ]
+	mkdir ro && chmod 555 ro
+	NVCC_LITE_CACHE_DIR=$PWD/ro run --separate-stderr nvcc-lite -arch=sm_90 saxpy.cu -o out.ptx
+	assert_success
+	[ -z "$stderr" ] || fail "$stderr"
+	cmp plain.ptx out.ptx
+}
+
+@test "dependency files list the same headers with and without the cache" {
+	nvcc-lite -arch=sm_90 saxpy.cu -o warm.ptx
+	mkdir inc
+	echo '#define N 4' >inc/n.h
+	printf '#include "n.h"\n' | cat - saxpy.cu >dep.cu
+	for m in -MD -MMD; do
+		nvcc-lite -no-cache -arch=sm_90 -Iinc $m -MP dep.cu -o plain.ptx
+		nvcc-lite -arch=sm_90 -Iinc $m -MP dep.cu -o cached.ptx
+		sed 's/\\$//' plain.d | tr ' ' '\n' | grep . | sort >plain.set
+		sed 's/\\$//' cached.d | tr ' ' '\n' | grep . | sed 's/cached.ptx/plain.ptx/' | sort >cached.set
+		run diff plain.set cached.set
+		[ "$status" -eq 0 ] || fail "$m: (< without, > with the cache) $output"
+		grep -q '^inc/n.h:$' cached.d || fail "$m -MP: no rule for inc/n.h"
+		! grep -q 'fe-' cached.d || fail "$m: the cache's own files are listed"
+	done
+}
+
+@test "-time: each step's own wall and CPU time, its files, and the driver's row" {
+	nvcc-lite -arch=sm_90 -time t.csv saxpy.cu -o s.ptx
+	head -1 t.csv | grep -q '^source file name , phase name , phase input files , phase output file , arch , tool, metric , unit$'
+	# every step twice (ms, ms (cpu)), the front end reading the source
+	grep -q '^saxpy.cu , front end (front end) , saxpy.cu , .*saxpy.0-cudafe.bc , sm_90 , nvcc-lite , [0-9.]* , ms$' t.csv
+	grep -q '^saxpy.cu , nv-llc (.*) , - , s.ptx , sm_90 , nvcc-lite , [0-9.]* , ms (cpu)$' t.csv
+	[ "$(grep -c ' , ms$' t.csv)" -eq "$(grep -c ' , ms (cpu)$' t.csv)" ]
+	grep -q '^ , nvcc-lite (driver) ,  , s.ptx ,  , nvcc-lite , [0-9.]* , ms$' t.csv
+	# the wall rows add up to about the compile's time: not pipe waits summed
+	total=$(awk -F' , ' '$8 == "ms" { s += $7 } END { printf "%d", s }' t.csv)
+	start=$(date +%s%N)
+	nvcc-lite -arch=sm_90 -time t2.csv saxpy.cu -o s.ptx
+	took=$(( ($(date +%s%N) - start) / 1000000 ))
+	total=$(awk -F' , ' '$8 == "ms" { s += $7 } END { printf "%d", s }' t2.csv)
+	[ "$total" -le $((took + 5)) ] || fail "rows add up to $total ms, the compile took $took ms"
+	[ "$total" -ge $((took / 2)) ] || fail "rows add up to $total ms, the compile took $took ms"
+}
