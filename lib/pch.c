@@ -6,7 +6,8 @@
  * from and refuses the header when one differs, so the list keeps exactly
  * those and nv_pch_fresh compares them.  The key covers the rest: the
  * command (every -D, -I, -std, the architecture ...), the working
- * directory (relative -I paths), clang's binary and nvcc-lite's version.
+ * directory when the command names a relative path, clang's binary and
+ * nvcc-lite's version.
  *
  * Concurrent compiles: one takes the lock and builds; the others compile
  * without the cache meanwhile.  The entry appears by rename, list before
@@ -95,6 +96,29 @@ fnv_str(uint64_t h, const char *s)
 	return fnv(h, s, strlen(s) + 1);
 }
 
+/* Whether the command names a directory or file relative to the working
+ * directory: then the working directory is part of the key.  nvcc-lite's
+ * own "-include nvcc_compat.h" is found on its -isystem path. */
+static int
+relative_paths(char *const *argv)
+{
+	static const char *const takes_path[] = { "-isystem", "-idirafter", "-iquote", "-imacros",
+		                                  "-Xclang", "-isysroot", NULL };
+
+	for (size_t i = 1; argv[i]; i++) {
+		const char *a = argv[i];
+
+		if (!strncmp(a, "-I", 2) && a[2] && a[2] != '/')
+			return 1;
+		if (!strncmp(a, "--cuda-path=", 12) && a[12] != '/')
+			return 1;
+		for (size_t k = 0; takes_path[k] && argv[i + 1]; k++)
+			if (!strcmp(a, takes_path[k]) && argv[i + 1][0] != '/' && argv[i + 1][0] != '-')
+				return 1;
+	}
+	return 0;
+}
+
 void
 nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv)
 {
@@ -104,7 +128,7 @@ nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv)
 
 	memset(p, 0, sizeof(*p));
 	h = fnv_str(h, NV_VERSION);
-	if (getcwd(cwd, sizeof(cwd)))
+	if (relative_paths(argv) && getcwd(cwd, sizeof(cwd)))
 		h = fnv_str(h, cwd);
 	if (stat(argv[0], &st) == 0) {
 		h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));

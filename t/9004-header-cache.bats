@@ -46,6 +46,14 @@ entries_in() {
 	# the output's name and the optimizer's knobs are not the front end's business
 	nvcc-lite -arch=sm_90 -Xcicc -inline-budget=10 saxpy.cu -o d.ptx
 	[ "$(entries_in cache)" -eq 3 ]
+	# another directory: the same entry, unless a path is relative to it
+	mkdir sub inc sub/inc
+	(cd sub && nvcc-lite -arch=sm_90 -I"$BATS_TEST_TMPDIR/inc" ../saxpy.cu -o e.ptx)
+	nvcc-lite -arch=sm_90 -I"$BATS_TEST_TMPDIR/inc" saxpy.cu -o e.ptx
+	[ "$(entries_in cache)" -eq 4 ]
+	(cd sub && nvcc-lite -arch=sm_90 -Iinc ../saxpy.cu -o f.ptx)
+	nvcc-lite -arch=sm_90 -Iinc saxpy.cu -o f.ptx
+	[ "$(entries_in cache)" -eq 6 ]
 }
 
 @test "a changed header is seen at once: the entry is rebuilt" {
