@@ -1159,6 +1159,74 @@ print_pipeline(const char *dir)
 		       " phase II steps as its own chain, nv-link -split-map joins them before codegen)\n");
 }
 
+/* --- progress: a long compile on a terminal says where it is --- */
+
+static struct {
+	int on;                 /* stderr is a terminal, and no -v */
+	struct timespec t0;     /* the compile's start */
+	const char *what;       /* "front end", "phase I", "phase II" ... */
+	size_t done, total;     /* chains done of a set run at once */
+	int shown;
+} prog;
+
+static void
+progress_start(void)
+{
+	const char *term = getenv("TERM");
+
+	prog.on = isatty(2) && !o.verbose && !o.dryrun && (!term || strcmp(term, "dumb"));
+	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+}
+
+/* The line, once the compile has run a second:
+ * "nvcc-lite: k.cu: phase II, 3 of 8 parts done (4 s)".
+ * It ends in a carriage return, so what a stage prints next starts over it. */
+static void
+progress_show(void)
+{
+	static char last[256];
+	struct timespec t;
+	char line[256];
+	long secs;
+
+	if (!prog.on || !prog.what)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	secs = (long)(t.tv_sec - prog.t0.tv_sec) - (t.tv_nsec < prog.t0.tv_nsec);
+	if (secs < 1)
+		return;
+	if (prog.total > 1)
+		snprintf(line, sizeof(line), "nvcc-lite: %s: %s, %zu of %zu parts done (%ld s)", o.input,
+		         prog.what, prog.done, prog.total, secs);
+	else
+		snprintf(line, sizeof(line), "nvcc-lite: %s: %s (%ld s)", o.input, prog.what, secs);
+	if (prog.shown && !strcmp(line, last))
+		return;
+	memcpy(last, line, sizeof(last));
+	fprintf(stderr, "\r\033[K%s\r", line);
+	fflush(stderr);
+	prog.shown = 1;
+}
+
+static void
+progress(const char *what, size_t done, size_t total)
+{
+	prog.what = what;
+	prog.done = done;
+	prog.total = total;
+	progress_show();
+}
+
+/* Wipe the line before anything else is said, and when the compile ends. */
+static void
+progress_clear(void)
+{
+	if (prog.shown)
+		fputs("\r\033[K", stderr);
+	prog.shown = 0;
+	prog.what = NULL;
+}
+
 /* --- running chains: one, or many at once within the jobserver --- */
 
 static struct nv_js js;
@@ -1267,6 +1335,7 @@ run_chains(struct chain *cs, size_t n, size_t max)
 	size_t next = 0, running = 0;
 	int failed = 0, sigfd = nv_proc_sigchld_fd();
 
+	progress(n > 1 ? "phase II" : cs[0].label, 0, n);
 	while (next < n || running) {
 		while (!failed && next < n) {
 			if (running && js.active ? nv_js_try_acquire(&js) <= 0 : running >= max)
@@ -1284,6 +1353,7 @@ run_chains(struct chain *cs, size_t n, size_t max)
 				if (&cs[i].run == w)
 					c = &cs[i];
 			if (c && w->failed && w->culprit == -1) {
+				progress_clear();
 				nv_chain_blame(w);
 				if (!c->quiet_exit1 || w->culprit < 0 || !WIFEXITED(w->status[w->culprit]) ||
 				    WEXITSTATUS(w->status[w->culprit]) != 1)
@@ -1296,6 +1366,8 @@ run_chains(struct chain *cs, size_t n, size_t max)
 			if (c && w->alive == 0) {
 				running--;
 				record_times(c);
+				if (n > 1)
+					progress(prog.what, ++prog.done, n);
 				trim_tokens(running);
 			}
 		}
@@ -1309,8 +1381,9 @@ run_chains(struct chain *cs, size_t n, size_t max)
 			int want_token = js.active && !failed && next < n && running;
 			char buf[64];
 
-			if (poll(pf, want_token ? 2 : 1, -1) < 0 && errno != EINTR)
+			if (poll(pf, want_token ? 2 : 1, prog.on ? 250 : -1) < 0 && errno != EINTR)
 				nv_fatal("poll:");
+			progress_show();
 			while (read(sigfd, buf, sizeof(buf)) > 0)
 				;
 		}
@@ -1555,7 +1628,7 @@ join_chain(struct plan *p, struct chain *c, char **parts, size_t n)
 	if (!prog)
 		nv_fatal("cannot find nv-link beside nvcc-lite in %s", p->dir);
 	memset(c, 0, sizeof(*c));
-	c->label = "join";
+	c->label = "join, codegen";
 	nv_strv_push(av, prog);
 	nv_strv_pushf(av, "-split-map=%s", map);
 	for (size_t i = 0; i < n; i++)
@@ -1834,7 +1907,9 @@ compile(const char *input, const char *dir)
 	}
 	if (o.verbose && p.pipe != NV_PIPE_O0)
 		fprintf(stderr, "#$ %s\n", nv_pipe_name(p.pipe));
+	progress_start();
 	rc = build(&p);
+	progress_clear();
 	drop_empty_remarks();
 	if (!rc && o.deps && !p.is_cu)
 		write_deps();

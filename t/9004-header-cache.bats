@@ -170,3 +170,23 @@ EOF
 	[ "$total" -le $((took + 5)) ] || fail "rows add up to $total ms, the compile took $took ms"
 	[ "$total" -ge $((took / 2)) ] || fail "rows add up to $total ms, the compile took $took ms"
 }
+
+@test "a long compile on a terminal says where it is, on one line it wipes; elsewhere nothing" {
+	command -v script >/dev/null || skip "no script(1)"
+	# a front end that takes a while
+	cat >slowclang <<EOF2
+#!/bin/sh
+sleep 1.5
+exec $(command -v clang-22) "\$@"
+EOF2
+	chmod +x slowclang
+	NVCC_LITE_CLANG=$PWD/slowclang script -qec "nvcc-lite -no-cache -arch=sm_90 saxpy.cu -o tty.ptx" /dev/null >tty.out
+	[ -s tty.ptx ]
+	grep -q 'nvcc-lite: saxpy.cu: front end (1 s)' tty.out || fail "no progress line: $(od -c tty.out | head)"
+	# the last thing written wipes the line
+	[ "$(tail -c 4 tty.out | od -An -c | tr -d ' ')" = '\r033[K' ] || fail "not wiped: $(tail -c 16 tty.out | od -c)"
+	run --separate-stderr env NVCC_LITE_CLANG=$PWD/slowclang nvcc-lite -no-cache -arch=sm_90 saxpy.cu -o file.ptx
+	assert_success
+	[ -z "$stderr" ] || fail "progress on a non-terminal: $stderr"
+	cmp tty.ptx file.ptx
+}
