@@ -34,6 +34,21 @@ PROGS = $(patsubst cmd/%.c,bin/%,$(CMD_SRC))
 HEADERS = $(wildcard lib/*.h) lib/knobs.def
 MAN = $(wildcard share/man/man1/*.1)
 
+# LINK=static (the default): every program is one binary, bin/nvcc-lite, on
+# LLVM's static libraries, and bin/nv-* are links to it that run the program
+# their name says (cmd/multicall/main.c): a process starts in a third of the
+# time libLLVM.so takes to load.  LINK=shared: a binary per program on
+# libLLVM.so; SAN=1 builds so.
+LINK ?= static
+ifeq ($(SAN),1)
+LINK = shared
+endif
+LLVM_COMPONENTS = nvptx bitwriter bitreader irreader passes linker transformutils analysis target core support
+LLVM_STATIC_LIBS = $(shell $(LLVM_CONFIG) --link-static --ldflags) \
+	$(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_COMPONENTS)) \
+	-lstdc++ -lrt -ldl -lm -lpthread -l:libz.so.1 -l:libzstd.so.1
+MC_OBJ = $(CMD_SRC:.c=.mc.o)
+
 all: $(PROGS) lib/libnv.a
 
 $(LIB_OBJ) $(CMD_OBJ): lib/.build-flags | toolcheck
@@ -53,9 +68,32 @@ lib/libnv.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
+ifeq ($(LINK),static)
+$(MC_OBJ): lib/.build-flags | toolcheck
+
+cmd/%.mc.o: cmd/%.c
+	$(CC) $(NV_CFLAGS) $(CFLAGS) -Dmain=nv_main_$(subst -,_,$*) -c $< -o $@
+
+# NV_PROGRAM(FN, "NAME") for each cmd/*.c: the programs the binary holds.
+cmd/multicall/programs.def: Makefile $(CMD_SRC)
+	for p in $(patsubst cmd/%.c,%,$(CMD_SRC)); do \
+		echo "NV_PROGRAM(nv_main_$$(echo $$p | tr - _), \"$$p\")"; \
+	done >$@.tmp && mv $@.tmp $@
+
+cmd/multicall/main.o: cmd/multicall/main.c cmd/multicall/programs.def lib/.build-flags
+	$(CC) $(NV_CFLAGS) $(CFLAGS) -Icmd/multicall -c $< -o $@
+
+bin/nvcc-lite: $(MC_OBJ) cmd/multicall/main.o lib/libnv.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) $(MC_OBJ) cmd/multicall/main.o lib/libnv.a $(LLVM_STATIC_LIBS) -o $@
+
+bin/nv-%: bin/nvcc-lite
+	ln -sf nvcc-lite $@
+else
 bin/%: cmd/%.o lib/libnv.a
 	@mkdir -p bin
 	$(CC) $(SANFLAGS) $(LDFLAGS) $< lib/libnv.a $(LLVM_LIBS) -o $@
+endif
 
 lib/libnv.pc: share/libnv.pc.in Makefile lib/.build-flags
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
@@ -149,7 +187,7 @@ install: all lib/libnv.pc
 	    $(DESTDIR)$(PREFIX)/share/nvcc-lite \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions
-	cp $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	cp -P $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	cp lib/libnv.a $(DESTDIR)$(PREFIX)/lib/
 	cp lib/libnv.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	cp $(HEADERS) $(DESTDIR)$(PREFIX)/include/nv/
@@ -159,8 +197,9 @@ install: all lib/libnv.pc
 	cp completions/_nvcc-lite $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 
 clean:
-	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d lib/libnv.a lib/libnv.pc lib/.build-flags bench/out
+	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d cmd/multicall/*.o \
+	    cmd/multicall/*.d cmd/multicall/programs.def lib/libnv.a lib/libnv.pc lib/.build-flags bench/out
 
 .PHONY: all toolcheck deps demo check bench bench-split split-sweep bench-gpu corpus csmith fuzz install clean print-ldflags FORCE
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(MC_OBJ:.o=.d) cmd/multicall/main.d

@@ -192,7 +192,7 @@ one() {
 		nvcc_ms=$((t1 - t0))
 		t0=$(now_ms)
 		# shellcheck disable=SC2086
-		(cd "$(dirname "$src")" && "$lite" -arch=$arch -O3 $flags "$src" -o "$art.lite.ptx") \
+		(cd "$(dirname "$src")" && "$lite" -arch=$arch -O3 -time "$art.lite.time.csv" $flags "$src" -o "$art.lite.ptx") \
 			>"$art.lite.err" 2>&1
 		rc=$?
 		t1=$(now_ms)
@@ -243,6 +243,8 @@ one() {
 work=$out/corpus/.work
 rm -rf "$work"
 mkdir -p "$work" || die "cannot make $work"
+out=$(cd "$out" && pwd) # the compilers run in each source's directory
+work=$out/corpus/.work
 names=''
 for d in "$@"; do
 	[ -d "$d" ] || die "$d is not a directory"
@@ -400,5 +402,11 @@ END {
 	exit bar ? 0 : 1
 }' "$work/files" "$work/kerns"
 rc=$?
+# where nvcc-lite's time went, from its -time rows (bench/stages.awk)
+find "$out/corpus" -name '*.lite.time.csv' -exec cat {} + 2>/dev/null >"$work/times"
+if [ -s "$work/times" ]; then
+	printf '\n## Where nvcc-lite'"'"'s time goes (every file it compiled, -time)\n\n' >>"$out/corpus.md"
+	awk -f "$top/bench/stages.awk" "$work/times" | tee -a "$out/corpus.md"
+fi
 echo "CSV in $out/corpus.csv and $out/corpus-files.csv, Markdown in $out/corpus.md"
 exit $rc

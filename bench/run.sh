@@ -57,7 +57,7 @@ for c in $compilers; do mkdir -p "$out/$c"; done
 
 compile() { # compile COMPILER SRC PTX
 	case $1 in
-	lite) "$lite" -arch=$arch -O3 "$2" -o "$3" ;;
+	lite) "$lite" -arch=$arch -O3 -time "$out/lite.time.csv" "$2" -o "$3" ;;
 	lite-O0) "$lite" -arch=$arch -O0 "$2" -o "$3" ;;
 	nvcc) "$nvcc" -ptx -arch=$arch "$2" -o "$3" ;;
 	clang) "$clang" -x cuda --cuda-device-only --cuda-gpu-arch=$arch $clang_cuda \
@@ -93,6 +93,7 @@ ptx_stats() {
 
 raw=$out/raw.tsv
 : >"$raw"
+rm -f "$out/lite.time.csv"
 fail=0
 kernels=0
 for src in "$top"/bench/kernels/*.cu; do
@@ -213,6 +214,11 @@ END {
 	printf "\n%d kernels; spill, stack and v2/v4 ratios are (x+1)/(nvcc+1).\n", nk >md
 	if (!have_ptxas) print "ptxas not found: no registers, spills or stack."
 }' "$raw"
+# where nvcc-lite -O3's time went, from its -time rows (bench/stages.awk)
+if [ -s "$out/lite.time.csv" ]; then
+	printf '\n## Where nvcc-lite -O3'"'"'s time goes (every timed compile, -time)\n\n' >>"$out/bench.md"
+	awk -f "$top/bench/stages.awk" "$out/lite.time.csv" | tee -a "$out/bench.md"
+fi
 # Phase II in parallel, on every kernel in one file (bench/split.sh)
 [ "$pattern" = '*' ] && sh "$top/bench/split.sh" -r "$runs" -o "$out"
 echo "CSV in $out/bench.csv, Markdown in $out/bench.md"

@@ -96,27 +96,47 @@ fnv_str(uint64_t h, const char *s)
 	return fnv(h, s, strlen(s) + 1);
 }
 
-/* Whether the command names a directory or file relative to the working
- * directory: then the working directory is part of the key.  nvcc-lite's
- * own "-include nvcc_compat.h" is found on its -isystem path. */
+/* Whether args name a directory or file relative to the working directory;
+ * include: whether "-include FILE" counts (it searches the working
+ * directory first).  nvcc-lite's own "-include nvcc_compat.h" does not:
+ * it is on nvcc-lite's -isystem path. */
 static int
-relative_paths(char *const *argv)
+relative_in(char *const *args, size_t n, int include)
 {
-	static const char *const takes_path[] = { "-isystem", "-idirafter", "-iquote", "-imacros",
-		                                  "-Xclang", "-isysroot", NULL };
+	static const char *const takes_path[] = { "-include", "-isystem", "-idirafter", "-iquote",
+		                                  "-imacros", "-isysroot", NULL };
 
-	for (size_t i = 1; argv[i]; i++) {
-		const char *a = argv[i];
+	for (size_t i = 0; i < n; i++) {
+		const char *a = args[i];
 
 		if (!strncmp(a, "-I", 2) && a[2] && a[2] != '/')
 			return 1;
 		if (!strncmp(a, "--cuda-path=", 12) && a[12] != '/')
 			return 1;
-		for (size_t k = 0; takes_path[k] && argv[i + 1]; k++)
-			if (!strcmp(a, takes_path[k]) && argv[i + 1][0] != '/' && argv[i + 1][0] != '-')
+		for (size_t k = include ? 0 : 1; takes_path[k] && i + 1 < n; k++)
+			if (!strcmp(a, takes_path[k]) && args[i + 1][0] != '/')
 				return 1;
 	}
 	return 0;
+}
+
+/* The command's and its -Xclang arguments' relative paths. */
+static int
+relative_paths(char *const *argv)
+{
+	size_t n = 0, nx = 0;
+	char **xclang;
+	int rel;
+
+	while (argv[n])
+		n++;
+	xclang = xcalloc(n + 1, sizeof(*xclang));
+	for (size_t i = 1; i + 1 < n; i++)
+		if (!strcmp(argv[i], "-Xclang"))
+			xclang[nx++] = argv[++i];
+	rel = relative_in(argv + 1, n - 1, 0) || relative_in(xclang, nx, 1);
+	free(xclang);
+	return rel;
 }
 
 void
@@ -370,15 +390,26 @@ nv_pch_abandon(struct nv_pch *p)
 	p->held = 0;
 }
 
+/* A dependency rule as clang writes it: lines kept under 75 columns. */
 static void
 put_deps(FILE *fp, const char *target, const struct nv_strv *deps, int phony)
 {
+	size_t cols = strlen(target) + 1;
+
 	fprintf(fp, "%s:", target);
-	for (size_t i = 0; i < deps->n; i++)
-		fprintf(fp, " %s%s", deps->v[i], i + 1 < deps->n ? " \\\n " : "");
+	for (size_t i = 0; i < deps->n; i++) {
+		size_t n = strlen(deps->v[i]);
+
+		if (cols + n + 1 + 2 > 75) {
+			fputs(" \\\n ", fp);
+			cols = 2;
+		}
+		fprintf(fp, " %s", deps->v[i]);
+		cols += n + 1;
+	}
 	fputc('\n', fp);
 	for (size_t i = 1; phony && i < deps->n; i++)
-		fprintf(fp, "\n%s:\n", deps->v[i]);
+		fprintf(fp, "%s:\n", deps->v[i]);
 }
 
 /* A path as a dependency file writes it. */
