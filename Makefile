@@ -55,8 +55,8 @@ $(LIB_OBJ) $(CMD_OBJ): lib/.build-flags | toolcheck
 
 # Rebuild everything when the compiler or its flags change (SAN=1 and back).
 lib/.build-flags: FORCE
-	@echo '$(CC) $(CFLAGS) $(SANFLAGS) $(LLVM_CONFIG)' | cmp -s - $@ || \
-	    echo '$(CC) $(CFLAGS) $(SANFLAGS) $(LLVM_CONFIG)' >$@
+	@echo '$(CC) $(CFLAGS) $(SANFLAGS) $(LLVM_CONFIG) $(LINK)' | cmp -s - $@ || \
+	    echo '$(CC) $(CFLAGS) $(SANFLAGS) $(LLVM_CONFIG) $(LINK)' >$@
 
 lib/%.o: lib/%.c
 	$(CC) $(NV_CFLAGS) $(CFLAGS) -c $< -o $@
@@ -92,6 +92,7 @@ bin/nv-%: bin/nvcc-lite
 else
 bin/%: cmd/%.o lib/libnv.a
 	@mkdir -p bin
+	@rm -f $@ # a link left by LINK=static: the linker would write through it
 	$(CC) $(SANFLAGS) $(LDFLAGS) $< lib/libnv.a $(LLVM_LIBS) -o $@
 endif
 

@@ -30,6 +30,22 @@ setup_file() {
 	grep -qx '.target sm_90' k.ptx
 }
 
+@test "each installed program's name runs that program, and a link named nvcc runs the driver" {
+	cd "$BATS_TEST_TMPDIR"
+	for p in "$DEST$PREFIX"/bin/nv-*; do
+		run "$p" --version
+		assert_success
+		assert_output --regexp "^$(basename "$p") "
+	done
+	ln -s "$DEST$PREFIX/bin/nvcc-lite" nvcc
+	run ./nvcc --version
+	assert_output --regexp '^nvcc-lite '
+	# the stages are found beside the real binary, whatever the link is named
+	cp "$FIXTURES/saxpy.cu" k.cu
+	CUDA_PATH=/nonexistent ./nvcc -arch=sm_90 k.cu -o k.ptx
+	grep -qx '.target sm_90' k.ptx
+}
+
 @test "a C program builds against the installed libnv with pkg-config and reads a module" {
 	command -v pkg-config >/dev/null || skip "pkg-config is not installed"
 	cd "$BATS_TEST_TMPDIR"
