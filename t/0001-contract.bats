@@ -87,11 +87,39 @@ setup_file() {
 	done
 }
 
-@test "every stage fails cleanly on an unwritable -o" {
+@test "every stage fails cleanly on an -o in a missing directory, before any work" {
 	for p in $(stages); do
-		run --separate-stderr "$p" -o "$BATS_TEST_TMPDIR/no/such/dir/out" "$GOOD_BC"
+		run --separate-stderr "$p" -o "$BATS_TEST_TMPDIR/no/such/dir/out" "$FIXTURES/use-before-def.ll"
 		[ "$status" -eq 1 ] || fail "$p: status $status"
 		assert_one_error "$p"
+		[[ "$stderr" == *"cannot open output"*"No such file or directory" ]] || fail "$p: $stderr"
+	done
+}
+
+@test "every stage refuses a read-only -o file before any work, and leaves it" {
+	mkdir "$BATS_TEST_TMPDIR/ro"
+	for p in $(stages); do
+		f="$BATS_TEST_TMPDIR/ro/$p"
+		echo precious >"$f"
+		chmod 444 "$f"
+		# a bad input too: the output is refused before the input is read
+		run --separate-stderr "$p" -o "$f" "$FIXTURES/use-before-def.ll"
+		[ "$status" -eq 1 ] || fail "$p: status $status"
+		assert_one_error "$p"
+		assert_equal "$stderr" "$p: error: cannot open output '$f': Permission denied"
+		[ "$(cat "$f")" = precious ] || fail "$p replaced its read-only -o file"
+	done
+	[ "$(ls -A "$BATS_TEST_TMPDIR/ro" | wc -l)" -eq "$(stages | wc -l)" ] ||
+		fail "left: $(ls -A "$BATS_TEST_TMPDIR/ro")"
+}
+
+@test "a module for another target is refused by nv-llc and by nv-link -cudafe, with one line" {
+	for p in nv-llc "nv-link -cudafe"; do
+		run --separate-stderr $p "$FIXTURES/host.ll"
+		[ "$status" -eq 1 ] || fail "$p: status $status"
+		assert_one_error "${p%% *}"
+		[[ "$stderr" == *"module is for target 'x86_64-pc-linux-gnu', not nvptx64-nvidia-cuda" ]] ||
+			fail "$p: $stderr"
 	done
 }
 
