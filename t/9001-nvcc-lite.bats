@@ -132,6 +132,26 @@ setup() {
 	assert_file_not_exists sig.ptx
 }
 
+@test "stages start with SIGPIPE as a shell gives it: clang whose reader died prints no crash report" {
+	# a front end of 20000 functions (more than a pipe holds) whose output
+	# goes through a reader that dies early, as a stage dying mid-chain
+	for i in $(seq 20000); do echo "__device__ int f$i(int x) { return x * $i; }"; done >big.cu
+	cat >fe <<'SH'
+#!/bin/bash
+n=$#; args=("${@:1:n-2}")
+clang-22 "${args[@]}" -o - | head -c 100 >/dev/null
+echo "fe: error: the reader died" >&2
+exit 1
+SH
+	chmod +x fe
+	mkdir tmp
+	run --separate-stderr env TMPDIR="$PWD/tmp" NVCC_LITE_CLANG="$PWD/fe" nvcc-lite -arch=sm_90 big.cu -o big.ptx
+	assert_equal "$status" 1
+	assert_equal "$stderr" "fe: error: the reader died"
+	[ -z "$(ls -A tmp)" ] || fail "left in TMPDIR: $(ls -A tmp)"
+	assert_file_not_exists big.ptx
+}
+
 @test "unknown flags are errors with a suggestion, like nvcc" {
 	run --separate-stderr nvcc-lite -arhc=sm_90 k.cu
 	assert_equal "$status" 2
