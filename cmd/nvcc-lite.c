@@ -937,7 +937,7 @@ struct chain {
 	const char *name[MAX_STEPS];
 	size_t n;
 	const char *label;      /* "phase I", "phase II part 3", ... for -time */
-	int quiet_exit1;        /* exit status 1 says nothing new (the front end's errors) */
+	int timed;              /* done, its times recorded */
 	struct nv_chain run;
 };
 
@@ -1176,12 +1176,59 @@ start(struct chain *c)
 	return rc;
 }
 
+/*
+ * Every program of a chain, clang and the stages alike, prints its reason
+ * before it exits 1 (bad input) or 2 (bad usage): the driver's line would
+ * add nothing.  A signal or another status is news.
+ */
+static int
+said_why(const struct nv_chain *c)
+{
+	int st = c->culprit >= 0 ? c->status[c->culprit] : 0;
+
+	return c->culprit < -1 || (c->culprit >= 0 && WIFEXITED(st) &&
+	                           (WEXITSTATUS(st) == NV_EXIT_ERROR || WEXITSTATUS(st) == NV_EXIT_USAGE));
+}
+
 /* Hold no more tokens than the chains running beyond the first (rule 5). */
 static void
 trim_tokens(size_t running)
 {
 	while (nv_js_held() > (running ? running - 1 : 0))
 		nv_js_release(&js);
+}
+
+/*
+ * After reaping: blame and report the first chain that failed (the others
+ * failed because they were stopped, or after it), stop the rest, and take
+ * the times of the chains now done.  Looked at afresh each time, as the
+ * grace period of a blame reaps children of other chains too.  Returns
+ * whether some chain has failed.
+ */
+static int
+settle(struct chain *cs, size_t n, int failed)
+{
+	for (int again = 1; again;) {
+		again = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct nv_chain *w = &cs[i].run;
+
+			if (!w->failed || w->culprit != -1)
+				continue;
+			nv_chain_blame(w);
+			if (!failed && !said_why(w))
+				nv_chain_report(w);
+			for (size_t j = 0; !failed && j < n; j++)
+				nv_chain_kill(&cs[j].run);
+			failed = again = 1;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (cs[i].run.alive == 0 && !cs[i].timed) {
+			cs[i].timed = 1;
+			record_times(&cs[i]);
+		}
+	return failed;
 }
 
 /* Run chains[0..n) at most max at once, or as make's tokens allow; -keep
@@ -1200,31 +1247,18 @@ run_chains(struct chain *cs, size_t n, size_t max)
 			if (start(&cs[next]))
 				failed = 1;
 			running += cs[next++].run.alive > 0;
+			for (size_t i = 0; failed && i < next; i++)
+				nv_chain_kill(&cs[i].run); /* reported: the others are stopped */
 			if (failed)
 				break;
 		}
-		for (struct nv_chain *w; (w = nv_chain_wait(0));) {
-			struct chain *c = NULL;
-
-			for (size_t i = 0; i < next; i++)
-				if (&cs[i].run == w)
-					c = &cs[i];
-			if (c && w->failed && w->culprit == -1) {
-				nv_chain_blame(w);
-				if (!c->quiet_exit1 || w->culprit < 0 || !WIFEXITED(w->status[w->culprit]) ||
-				    WEXITSTATUS(w->status[w->culprit]) != 1)
-					nv_chain_report(w);
-				if (!failed)
-					for (size_t i = 0; i < next; i++)
-						nv_chain_kill(&cs[i].run);
-				failed = 1;
-			}
-			if (c && w->alive == 0) {
-				running--;
-				record_times(c);
-				trim_tokens(running);
-			}
-		}
+		while (nv_chain_wait(0))
+			;
+		failed = settle(cs, next, failed);
+		running = 0;
+		for (size_t i = 0; i < next; i++)
+			running += cs[i].run.alive > 0;
+		trim_tokens(running);
 		if (running == 0) {
 			if (failed || next == n)
 				break;
@@ -1311,7 +1345,6 @@ fe_chain(struct plan *p, struct chain *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->label = "front end";
-	c->quiet_exit1 = 1;
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
 	add_step(c, "front end", front_end(p->dir, p->fe_out));
 }
