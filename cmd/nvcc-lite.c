@@ -619,7 +619,7 @@ front_end_arch(struct nv_strv *av)
 }
 
 static char **
-front_end(const char *dir, const char *out)
+front_end(const char *dir, const char *out, const char *deps)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	const char *env = getenv("NVCC_LITE_CLANG");
@@ -672,7 +672,7 @@ front_end(const char *dir, const char *out)
 	if (o.deps) {
 		nv_strv_push(av, o.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");
-		nv_strv_push(av, o.dep_file);
+		nv_strv_push(av, deps);
 		nv_strv_push(av, o.dep_quote ? "-MQ" : "-MT");
 		nv_strv_push(av, o.dep_target);
 		if (o.dep_phony)
@@ -879,7 +879,7 @@ remove_output(const char *path)
 {
 	struct stat st;
 
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+	if (strcmp(path, "-") && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 		unlink(path);
 }
 
@@ -1066,19 +1066,28 @@ name_files(struct chain *c, const char *base, size_t first)
 		remark_files(c, base, first);
 }
 
-/* -MD for a .bc or .ll input: the input is the one dependency. */
-static void
-write_deps(void)
+/*
+ * The dependency file appears with the output or not at all: written, after
+ * the output, atomically -- the front end's (in tmp) copied, or for a .bc
+ * or .ll input the input as its one dependency.  0, or -1 after an error.
+ */
+static int
+write_deps(const char *fe_deps)
 {
-	FILE *fp = fopen(o.dep_file, "w");
+	char *text;
+	size_t len;
+	int rc;
 
-	if (!fp)
-		nv_fatal("cannot write '%s':", o.dep_file);
-	fprintf(fp, "%s: %s\n", o.dep_target, o.input);
-	if (o.dep_phony)
-		fprintf(fp, "\n%s:\n", o.input);
-	if (fclose(fp))
-		nv_fatal("cannot write '%s':", o.dep_file);
+	if (fe_deps && nv_io_slurp(fe_deps, &text, &len))
+		return -1;
+	if (!fe_deps) {
+		text = o.dep_phony ? xasprintf("%s: %s\n\n%s:\n", o.dep_target, o.input, o.input)
+		                   : xasprintf("%s: %s\n", o.dep_target, o.input);
+		len = strlen(text);
+	}
+	rc = nv_io_write(o.dep_file, text, len, 0, 0);
+	free(text);
+	return rc;
 }
 
 /* -MF defaults to the output with .d for its extension, -MT to the output. */
@@ -1333,6 +1342,7 @@ struct plan {
 	enum nv_pipe_id pipe;
 	int is_cu;            /* the input goes through the front end */
 	char *fe_out;         /* the front end's module, for a .cu input */
+	char *fe_deps;        /* its dependency file (-MD), until the build succeeds */
 	char *p1;             /* Phase I's output, when there is a Phase II */
 	size_t n1;            /* steps before Phase II, front end included */
 	unsigned nparts;
@@ -1346,7 +1356,9 @@ fe_chain(struct plan *p, struct chain *c)
 	memset(c, 0, sizeof(*c));
 	c->label = "front end";
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
-	add_step(c, "front end", front_end(p->dir, p->fe_out));
+	if (o.deps && !p->fe_deps)
+		p->fe_deps = o.dryrun ? xstrdup(o.dep_file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
+	add_step(c, "front end", front_end(p->dir, p->fe_out, p->fe_deps));
 }
 
 static void
@@ -1512,6 +1524,8 @@ plan_paths(struct plan *p, struct nv_strv *paths)
 {
 	if (p->fe_out)
 		nv_strv_push(paths, p->fe_out);
+	if (p->fe_deps)
+		nv_strv_push(paths, p->fe_deps);
 	if (p->p1)
 		nv_strv_push(paths, p->p1);
 	for (unsigned i = 0; i < p->nparts; i++) {
@@ -1578,6 +1592,8 @@ build(struct plan *p)
 	}
 	free(cs);
 out:
+	if (!rc && o.deps)
+		rc = write_deps(p->fe_deps);
 	for (size_t i = 0; !o.keep && i < paths.n; i++)
 		unlink(paths.v[i]);
 	nsig_paths = 0;
@@ -1659,6 +1675,46 @@ check_inputs(void)
 			nv_fatal("cannot read '%s':", o.inputs.v[i]);
 }
 
+/* A closed or full standard output is an error, said (sbase's fshut). */
+static int
+flush_stdout(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	nv_error("cannot write to standard output:");
+	return -1;
+}
+
+/* The output of input: -o, else its stem with the kind's extension. */
+static char *
+out_path(const char *input)
+{
+	static const char *const ext[] = { [OUT_PTX] = "ptx", [OUT_CUBIN] = "cubin", [OUT_LLVM] = "bc" };
+
+	return o.output ? xstrdup(o.output) : xasprintf("%s.%s", stem(input), ext[o.out]);
+}
+
+/* Every output can be written (its directory exists, it is not read-only),
+ * the dependency file's too, before anything is compiled. */
+static void
+check_outputs(void)
+{
+	for (size_t i = 0; i < o.inputs.n; i++) {
+		char *out = out_path(o.inputs.v[i]);
+		const char *dep_file = o.dep_file, *dep_target = o.dep_target;
+		int bad = nv_io_check_output(out);
+
+		if (!bad && o.deps) {
+			dep_defaults(out);
+			bad = nv_io_check_output(o.dep_file);
+		}
+		o.dep_file = dep_file;
+		o.dep_target = dep_target;
+		if (bad)
+			nv_exit(NV_EXIT_ERROR);
+	}
+}
+
 /* One input to one output, as nvcc does it for each input it is given. */
 static int
 compile(const char *input, const char *dir)
@@ -1671,9 +1727,7 @@ compile(const char *input, const char *dir)
 	o.input = input;
 	p.ext = o.lang_cu ? "cu" : ext_of(input);
 	p.is_cu = !strcmp(p.ext, "cu");
-	p.out = o.output ? xstrdup(o.output)
-	                 : xasprintf("%s.%s", stem(input),
-	                             o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "bc");
+	p.out = out_path(input);
 	p.base = stem(input);
 	if (o.deps)
 		dep_defaults(p.out);
@@ -1684,7 +1738,7 @@ compile(const char *input, const char *dir)
 		p.tmp = TMP_MARK;
 	if (o.dryrun) {
 		dryrun(&p);
-		rc = fflush(stdout) ? -1 : 0;
+		rc = flush_stdout();
 		goto out;
 	}
 	if (!p.tmp) {
@@ -1700,8 +1754,6 @@ compile(const char *input, const char *dir)
 		fprintf(stderr, "#$ %s\n", nv_pipe_name(p.pipe));
 	rc = build(&p);
 	drop_empty_remarks();
-	if (!rc && o.deps && !p.is_cu)
-		write_deps();
 	if (sig_dir)
 		rmdir(sig_dir);
 	sig_dir = NULL;
@@ -1728,7 +1780,7 @@ main(int argc, char **argv)
 			printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
 		else
 			list_knobs();
-		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+		return flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
 	resolve_arch();
 	if (o.fast_math) {
@@ -1754,7 +1806,7 @@ main(int argc, char **argv)
 	dir = self_dir();
 	if (o.print_pipeline) {
 		print_pipeline(dir);
-		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+		return flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
 	if (!o.inputs.n)
 		nv_usage_error("no input file (see 'nvcc-lite --help')");
@@ -1762,6 +1814,8 @@ main(int argc, char **argv)
 		nv_usage_error("a single input file is required when an output file is given (-o '%s')",
 		               o.output);
 	check_inputs();
+	if (!o.dryrun)
+		check_outputs();
 	/* make's fds are checked before this process opens any file (rule 4) */
 	if (!o.dryrun && nv_js_init(&js, getenv("MAKEFLAGS"), o.jobserver))
 		nv_exit(NV_EXIT_ERROR);

@@ -325,6 +325,31 @@ SH
 	assert_file_not_exists slow.ptx
 }
 
+@test "SIGINT or SIGTERM mid-build leaves neither the output nor its -MD file" {
+	mkdir -p slow/bin
+	ln -s "$TOP/share" slow/share
+	cp "$TOP"/bin/nv-* "$TOP"/bin/nvcc-lite slow/bin/
+	printf '#!/bin/sh\necho $$ >%s/stage.pid\nexec sleep 30\n' "$BATS_TEST_TMPDIR" >slow/bin/nv-llc
+	chmod +x slow/bin/nv-llc
+	for sig in INT TERM; do
+		rm -f stage.pid
+		mkdir -p "tmp$sig"
+		TMPDIR="$PWD/tmp$sig" slow/bin/nvcc-lite -arch=sm_90 -MD k.cu -o slow.ptx 2>/dev/null &
+		pid=$!
+		for _ in $(seq 100); do [ -s stage.pid ] && break; sleep 0.1; done
+		assert_file_exists stage.pid
+		kill -"$sig" "$pid"
+		wait "$pid" || true
+		assert_file_not_exists slow.ptx
+		assert_file_not_exists slow.d
+		[ -z "$(ls -A "tmp$sig")" ] || fail "$sig left in TMPDIR: $(ls -A "tmp$sig")"
+	done
+	# and a build that succeeds writes both
+	nvcc-lite -arch=sm_90 -MD k.cu -o ok.ptx
+	assert_file_exists ok.ptx
+	grep -q '^ok.ptx: k.cu' ok.d
+}
+
 # sqrt, division, rsqrt and sin opcodes, as nvcc -ptx picks them per flag set
 opcodes() {
 	grep -oE '\b(sqrt|div|rsqrt|sin)\.[a-z0-9.]+' "$1" | sort | uniq -c | tr -s ' \n' ' '
