@@ -1227,6 +1227,8 @@ settle(struct chain *cs, size_t n, int failed)
 			nv_chain_blame(w);
 			if (!failed && !said_why(w))
 				nv_chain_report(w);
+			else
+				nv_diag_reported_elsewhere();
 			for (size_t j = 0; !failed && j < n; j++)
 				nv_chain_kill(&cs[j].run);
 			failed = again = 1;

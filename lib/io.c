@@ -258,7 +258,9 @@ nv_io_read_module(LLVMContextRef ctx, const char *path, LLVMModuleRef *out)
 	if (len == 0) {
 		/* in nvcc-lite's chains an empty pipe means the stage before
 		 * failed, and said why: one error, not one from every stage */
-		if (!(stdin_from_chain(path)))
+		if (stdin_from_chain(path))
+			nv_diag_reported_elsewhere();
+		else
 			nv_error("'%s' is empty: expected LLVM bitcode or textual IR", name);
 		free(data);
 		return -1;

@@ -171,3 +171,16 @@ setup_file() {
 		assert_output --regexp "^$p \\(nvcc-lite\\) [0-9]"
 	done
 }
+
+@test "a program that fails without a word still says it failed (nvcc-lite trusts exit 1 to come with a reason)" {
+	printf '#include "diag.h"\nint main(int c, char **v) { nv_diag_init(v[0]); nv_exit(c > 1); }\n' \
+		>"$BATS_TEST_TMPDIR/quiet.c"
+	cc -std=c17 -I"$TOP/lib" $(llvm-config-22 --cflags) "$BATS_TEST_TMPDIR/quiet.c" "$TOP/lib/libnv.a" \
+		$(make -s --no-print-directory -C "$TOP" print-ldflags) -o "$BATS_TEST_TMPDIR/quiet"
+	run --separate-stderr "$BATS_TEST_TMPDIR/quiet" fail
+	assert_equal "$status" 1
+	assert_one_error quiet
+	run --separate-stderr "$BATS_TEST_TMPDIR/quiet"
+	assert_success
+	assert_equal "$stderr" ""
+}
