@@ -1672,9 +1672,14 @@ check_inputs(void)
 			nv_usage_error("don't know what to do with '%s': expected a .cu, .bc or .ll file (or -x cu)",
 			               in);
 	}
-	for (size_t i = 0; i < o.inputs.n; i++)
-		if (access(o.inputs.v[i], R_OK))
+	for (size_t i = 0; i < o.inputs.n; i++) {
+		struct stat st;
+
+		if (access(o.inputs.v[i], R_OK) || stat(o.inputs.v[i], &st))
 			nv_fatal("cannot read '%s':", o.inputs.v[i]);
+		if (S_ISDIR(st.st_mode))
+			nv_fatal("cannot read '%s': %s", o.inputs.v[i], strerror(EISDIR));
+	}
 }
 
 /* A closed or full standard output is an error, said (sbase's fshut). */

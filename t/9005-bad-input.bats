@@ -74,6 +74,12 @@ cell() {
 	done
 }
 
+@test "a missing input, or a directory, is one line from nvcc-lite before anything runs" {
+	cell 1 nvcc-lite "cannot read 'nosuch.cu': No such file or directory" nosuch.cu -o out.ptx
+	mkdir dir.cu
+	cell 1 nvcc-lite "cannot read 'dir.cu': Is a directory" dir.cu -o out.ptx
+}
+
 @test "an unknown option or -Xcicc knob is one usage line from nvcc-lite, exit 2" {
 	cell 2 nvcc-lite "unknown option '--no-such-option'" --no-such-option k.cu -o out.ptx
 	cell 2 nvcc-lite "unknown knob '-no-such-knob=1' in -Xcicc" -Xcicc -no-such-knob=1 k.cu -o out.ptx
