@@ -96,7 +96,11 @@ bin/%: cmd/%.o lib/libnv.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) $< lib/libnv.a $(LLVM_LIBS) -o $@
 endif
 
-lib/libnv.pc: share/libnv.pc.in Makefile lib/.build-flags
+# libnv.pc names the prefix: remade when `make install PREFIX=X` changes it.
+lib/.pc-flags: FORCE
+	@echo '$(PREFIX) $(VERSION)' | cmp -s - $@ || echo '$(PREFIX) $(VERSION)' >$@
+
+lib/libnv.pc: share/libnv.pc.in Makefile lib/.build-flags lib/.pc-flags
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@LLVM_CPPFLAGS@|$(LLVM_CPPFLAGS)|' -e 's|@LLVM_LIBS@|$(LLVM_LIBS) $(SANFLAGS)|' $< > $@
 
@@ -199,7 +203,7 @@ install: all lib/libnv.pc
 
 clean:
 	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d cmd/multicall/*.o \
-	    cmd/multicall/*.d cmd/multicall/programs.def lib/libnv.a lib/libnv.pc lib/.build-flags bench/out
+	    cmd/multicall/*.d cmd/multicall/programs.def lib/libnv.a lib/libnv.pc lib/.build-flags lib/.pc-flags bench/out
 
 .PHONY: all toolcheck deps demo check bench bench-split split-sweep bench-gpu corpus csmith fuzz install clean print-ldflags FORCE
 

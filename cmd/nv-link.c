@@ -10,6 +10,7 @@
 #include "knobs.h"
 #include "link.h"
 #include "split.h"
+#include "target.h"
 #include "util.h"
 
 static const char *libdevice; /* "" = search for it */
@@ -103,6 +104,8 @@ main(int argc, char **argv)
 	ctx = LLVMContextCreate();
 	if (split_map ? join_parts(ctx, &cli, &m) : nv_io_read_module(ctx, cli.input[0], &m))
 		nv_exit(NV_EXIT_ERROR);
+	/* device code: another target is refused before any work, not by nv-llc at the end */
+	rc = cudafe && nv_target_check(m);
 	for (size_t i = 1; i < cli.ninput && !rc && !split_map; i++) {
 		LLVMModuleRef src;
 

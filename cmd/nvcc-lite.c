@@ -686,10 +686,10 @@ front_end_flags(const char *dir, int user_includes)
 	return av;
 }
 
-/* The front end: the source to a module in out, through the header cache
- * pch when there is one. */
+/* The front end: the source to a module in out, its dependency file in
+ * deps (-MD), through the header cache pch when there is one. */
 static char **
-front_end(const char *dir, const char *out, const char *pch)
+front_end(const char *dir, const char *out, const char *deps, const char *pch)
 {
 	struct nv_strv *av = front_end_flags(dir, 1);
 
@@ -700,7 +700,7 @@ front_end(const char *dir, const char *out, const char *pch)
 	if (o.deps) {
 		nv_strv_push(av, o.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");
-		nv_strv_push(av, o.dep_file);
+		nv_strv_push(av, deps);
 		nv_strv_push(av, o.dep_quote ? "-MQ" : "-MT");
 		nv_strv_push(av, o.dep_target);
 		if (o.dep_phony)
@@ -906,7 +906,7 @@ remove_output(const char *path)
 {
 	struct stat st;
 
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+	if (strcmp(path, "-") && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 		unlink(path);
 }
 
@@ -965,7 +965,7 @@ struct chain {
 	char *in[MAX_STEPS], *out[MAX_STEPS]; /* files each step reads, writes (NULL: a pipe) */
 	size_t n;
 	const char *label;      /* "phase I", "phase II part 3", ... for -time */
-	int quiet_exit1;        /* exit status 1 says nothing new (the front end's errors) */
+	int timed;              /* done, its times recorded */
 	struct nv_chain run;
 };
 
@@ -1097,19 +1097,28 @@ name_files(struct chain *c, const char *base, size_t first)
 		remark_files(c, base, first);
 }
 
-/* -MD for a .bc or .ll input: the input is the one dependency. */
-static void
-write_deps(void)
+/*
+ * The dependency file appears with the output or not at all: written, after
+ * the output, atomically -- the front end's (in tmp) copied, or for a .bc
+ * or .ll input the input as its one dependency.  0, or -1 after an error.
+ */
+static int
+write_deps(const char *fe_deps)
 {
-	FILE *fp = fopen(o.dep_file, "w");
+	char *text;
+	size_t len;
+	int rc;
 
-	if (!fp)
-		nv_fatal("cannot write '%s':", o.dep_file);
-	fprintf(fp, "%s: %s\n", o.dep_target, o.input);
-	if (o.dep_phony)
-		fprintf(fp, "\n%s:\n", o.input);
-	if (fclose(fp))
-		nv_fatal("cannot write '%s':", o.dep_file);
+	if (fe_deps && nv_io_slurp(fe_deps, &text, &len))
+		return -1;
+	if (!fe_deps) {
+		text = o.dep_phony ? xasprintf("%s: %s\n\n%s:\n", o.dep_target, o.input, o.input)
+		                   : xasprintf("%s: %s\n", o.dep_target, o.input);
+		len = strlen(text);
+	}
+	rc = nv_io_write(o.dep_file, text, len, 0, 0);
+	free(text);
+	return rc;
 }
 
 /* -MF defaults to the output with .d for its extension, -MT to the output. */
@@ -1318,12 +1327,64 @@ start(struct chain *c)
 	return rc;
 }
 
+/*
+ * Every program of a chain, clang and the stages alike, prints its reason
+ * before it exits 1 (bad input) or 2 (bad usage): the driver's line would
+ * add nothing.  A signal or another status is news.
+ */
+static int
+said_why(const struct nv_chain *c)
+{
+	int st = c->culprit >= 0 ? c->status[c->culprit] : 0;
+
+	return c->culprit < -1 || (c->culprit >= 0 && WIFEXITED(st) &&
+	                           (WEXITSTATUS(st) == NV_EXIT_ERROR || WEXITSTATUS(st) == NV_EXIT_USAGE));
+}
+
 /* Hold no more tokens than the chains running beyond the first (rule 5). */
 static void
 trim_tokens(size_t running)
 {
 	while (nv_js_held() > (running ? running - 1 : 0))
 		nv_js_release(&js);
+}
+
+/*
+ * After reaping: blame and report the first chain that failed (the others
+ * failed because they were stopped, or after it), stop the rest, and take
+ * the times of the chains now done.  Looked at afresh each time, as the
+ * grace period of a blame reaps children of other chains too.  Returns
+ * whether some chain has failed.
+ */
+static int
+settle(struct chain *cs, size_t n, int failed)
+{
+	for (int again = 1; again;) {
+		again = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct nv_chain *w = &cs[i].run;
+
+			if (!w->failed || w->culprit != -1)
+				continue;
+			progress_clear();
+			nv_chain_blame(w);
+			if (!failed && !said_why(w))
+				nv_chain_report(w);
+			else
+				nv_diag_reported_elsewhere();
+			for (size_t j = 0; !failed && j < n; j++)
+				nv_chain_kill(&cs[j].run);
+			failed = again = 1;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (cs[i].run.alive == 0 && !cs[i].timed) {
+			cs[i].timed = 1;
+			record_times(&cs[i]);
+			if (prog.total > 1)
+				progress(prog.what, prog.done + 1, prog.total);
+		}
+	return failed;
 }
 
 /* Run chains[0..n) at most max at once, or as make's tokens allow; -keep
@@ -1343,34 +1404,18 @@ run_chains(struct chain *cs, size_t n, size_t max)
 			if (start(&cs[next]))
 				failed = 1;
 			running += cs[next++].run.alive > 0;
+			for (size_t i = 0; failed && i < next; i++)
+				nv_chain_kill(&cs[i].run); /* reported: the others are stopped */
 			if (failed)
 				break;
 		}
-		for (struct nv_chain *w; (w = nv_chain_wait(0));) {
-			struct chain *c = NULL;
-
-			for (size_t i = 0; i < next; i++)
-				if (&cs[i].run == w)
-					c = &cs[i];
-			if (c && w->failed && w->culprit == -1) {
-				progress_clear();
-				nv_chain_blame(w);
-				if (!c->quiet_exit1 || w->culprit < 0 || !WIFEXITED(w->status[w->culprit]) ||
-				    WEXITSTATUS(w->status[w->culprit]) != 1)
-					nv_chain_report(w);
-				if (!failed)
-					for (size_t i = 0; i < next; i++)
-						nv_chain_kill(&cs[i].run);
-				failed = 1;
-			}
-			if (c && w->alive == 0) {
-				running--;
-				record_times(c);
-				if (n > 1)
-					progress(prog.what, ++prog.done, n);
-				trim_tokens(running);
-			}
-		}
+		while (nv_chain_wait(0))
+			;
+		failed = settle(cs, next, failed);
+		running = 0;
+		for (size_t i = 0; i < next; i++)
+			running += cs[i].run.alive > 0;
+		trim_tokens(running);
 		if (running == 0) {
 			if (failed || next == n)
 				break;
@@ -1450,6 +1495,7 @@ struct plan {
 	char *fe_out;         /* the front end's module, for a .cu input */
 	struct nv_pch pch;    /* the header cache's entry for this command */
 	const char *pch_use;  /* its precompiled header, when the front end uses it */
+	char *fe_deps;        /* its dependency file (-MD), until the build succeeds */
 	char *p1;             /* Phase I's output, when there is a Phase II */
 	size_t n1;            /* steps before Phase II, front end included */
 	unsigned nparts;
@@ -1468,9 +1514,10 @@ fe_chain(struct plan *p, struct chain *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->label = "front end";
-	c->quiet_exit1 = 1;
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
-	add_step(c, "front end", front_end(p->dir, p->fe_out, p->pch_use));
+	if (o.deps && !p->fe_deps)
+		p->fe_deps = o.dryrun ? xstrdup(o.dep_file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
+	add_step(c, "front end", front_end(p->dir, p->fe_out, p->fe_deps, p->pch_use));
 	c->in[0] = xstrdup(o.input);
 	c->out[0] = xstrdup(p->fe_out);
 }
@@ -1715,6 +1762,8 @@ plan_paths(struct plan *p, struct nv_strv *paths)
 {
 	if (p->fe_out)
 		nv_strv_push(paths, p->fe_out);
+	if (p->fe_deps)
+		nv_strv_push(paths, p->fe_deps);
 	if (p->p1)
 		nv_strv_push(paths, p->p1);
 	for (unsigned i = 0; i < p->nparts; i++) {
@@ -1737,9 +1786,12 @@ build(struct plan *p)
 	if (p->is_cu) {
 		header_cache(p, &paths);
 		fe_chain(p, &c);
+		plan_paths(p, &paths); /* now with the front end's files */
+		sig_paths = paths.v;
+		nsig_paths = paths.n;
 		rc = run_one(&c);
 		if (!rc && p->pch_use && o.deps &&
-		    nv_pch_fix_deps(&p->pch, o.dep_file, o.input, o.deps == 1, o.dep_phony)) {
+		    nv_pch_fix_deps(&p->pch, p->fe_deps, o.input, o.deps == 1, o.dep_phony)) {
 			nv_error("cannot rewrite the dependency file '%s'", o.dep_file);
 			rc = -1;
 		}
@@ -1787,6 +1839,8 @@ build(struct plan *p)
 	}
 	free(cs);
 out:
+	if (!rc && o.deps)
+		rc = write_deps(p->fe_deps);
 	for (size_t i = 0; !o.keep && i < paths.n; i++)
 		unlink(paths.v[i]);
 	nsig_paths = 0;
@@ -1863,9 +1917,54 @@ check_inputs(void)
 			nv_usage_error("don't know what to do with '%s': expected a .cu, .bc or .ll file (or -x cu)",
 			               in);
 	}
-	for (size_t i = 0; i < o.inputs.n; i++)
-		if (access(o.inputs.v[i], R_OK))
+	for (size_t i = 0; i < o.inputs.n; i++) {
+		struct stat st;
+
+		if (access(o.inputs.v[i], R_OK) || stat(o.inputs.v[i], &st))
 			nv_fatal("cannot read '%s':", o.inputs.v[i]);
+		if (S_ISDIR(st.st_mode))
+			nv_fatal("cannot read '%s': %s", o.inputs.v[i], strerror(EISDIR));
+	}
+}
+
+/* A closed or full standard output is an error, said (sbase's fshut). */
+static int
+flush_stdout(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	nv_error("cannot write to standard output:");
+	return -1;
+}
+
+/* The output of input: -o, else its stem with the kind's extension. */
+static char *
+out_path(const char *input)
+{
+	static const char *const ext[] = { [OUT_PTX] = "ptx", [OUT_CUBIN] = "cubin", [OUT_LLVM] = "bc" };
+
+	return o.output ? xstrdup(o.output) : xasprintf("%s.%s", stem(input), ext[o.out]);
+}
+
+/* Every output can be written (its directory exists, it is not read-only),
+ * the dependency file's too, before anything is compiled. */
+static void
+check_outputs(void)
+{
+	for (size_t i = 0; i < o.inputs.n; i++) {
+		char *out = out_path(o.inputs.v[i]);
+		const char *dep_file = o.dep_file, *dep_target = o.dep_target;
+		int bad = nv_io_check_output(out);
+
+		if (!bad && o.deps) {
+			dep_defaults(out);
+			bad = nv_io_check_output(o.dep_file);
+		}
+		o.dep_file = dep_file;
+		o.dep_target = dep_target;
+		if (bad)
+			nv_exit(NV_EXIT_ERROR);
+	}
 }
 
 /* One input to one output, as nvcc does it for each input it is given. */
@@ -1880,9 +1979,7 @@ compile(const char *input, const char *dir)
 	o.input = input;
 	p.ext = o.lang_cu ? "cu" : ext_of(input);
 	p.is_cu = !strcmp(p.ext, "cu");
-	p.out = o.output ? xstrdup(o.output)
-	                 : xasprintf("%s.%s", stem(input),
-	                             o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "bc");
+	p.out = out_path(input);
 	p.base = stem(input);
 	if (o.deps)
 		dep_defaults(p.out);
@@ -1893,7 +1990,7 @@ compile(const char *input, const char *dir)
 		p.tmp = TMP_MARK;
 	if (o.dryrun) {
 		dryrun(&p);
-		rc = fflush(stdout) ? -1 : 0;
+		rc = flush_stdout();
 		goto out;
 	}
 	if (!p.tmp) {
@@ -1911,8 +2008,6 @@ compile(const char *input, const char *dir)
 	rc = build(&p);
 	progress_clear();
 	drop_empty_remarks();
-	if (!rc && o.deps && !p.is_cu)
-		write_deps();
 	if (sig_dir)
 		rmdir(sig_dir);
 	sig_dir = NULL;
@@ -1941,7 +2036,7 @@ main(int argc, char **argv)
 			printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
 		else
 			list_knobs();
-		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+		return flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
 	resolve_arch();
 	if (o.fast_math) {
@@ -1967,7 +2062,7 @@ main(int argc, char **argv)
 	dir = self_dir();
 	if (o.print_pipeline) {
 		print_pipeline(dir);
-		return fflush(stdout) ? NV_EXIT_ERROR : NV_EXIT_OK;
+		return flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
 	if (!o.inputs.n)
 		nv_usage_error("no input file (see 'nvcc-lite --help')");
@@ -1975,6 +2070,8 @@ main(int argc, char **argv)
 		nv_usage_error("a single input file is required when an output file is given (-o '%s')",
 		               o.output);
 	check_inputs();
+	if (!o.dryrun)
+		check_outputs();
 	/* make's fds are checked before this process opens any file (rule 4) */
 	if (!o.dryrun && nv_js_init(&js, getenv("MAKEFLAGS"), o.jobserver))
 		nv_exit(NV_EXIT_ERROR);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "io.h"
 #include "knobs.h"
 #include "util.h"
 
@@ -280,6 +281,8 @@ nv_cli_parse(struct nv_cli *cli, int argc, char **argv)
 	if (cli->ninput == 0)
 		cli->input[cli->ninput++] = dash;
 	cli->output = want_output;
+	if (nv_io_check_output(want_output)) /* before any work: a missing directory, a read-only file */
+		nv_exit(NV_EXIT_ERROR);
 	cli->text = want_text;
 	cli->force = want_force;
 	if (nv_remarks_setup(remark_pat[0], remark_pat[1], remark_pat[2], remark_yaml))

@@ -16,6 +16,7 @@
 #include "util.h"
 
 static const char *progname = "nv";
+static int said; /* an error was printed, or another program reports it */
 static char *outputs[8];
 static char *llvm_err;
 
@@ -60,6 +61,7 @@ vmsg(const char *sev, const char *fmt, va_list ap)
 	char msg[3072];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	said |= !strcmp(sev, "error");
 	emit("%s: %s: %s%s%s\n", progname, sev, msg, n && fmt[n - 1] == ':' ? " " : "",
 	     n && fmt[n - 1] == ':' ? strerror(err) : "");
 }
@@ -112,8 +114,17 @@ remove_outputs(void)
 }
 
 void
+nv_diag_reported_elsewhere(void)
+{
+	said = 1;
+}
+
+void
 nv_exit(int status)
 {
+	/* nvcc-lite trusts exit 1 and 2 to come with a reason: never silent */
+	if (status && !said)
+		emit("%s: error: failed with exit status %d and no other message\n", progname, status);
 	remove_outputs();
 	if (fflush(stderr))
 		status = status ? status : NV_EXIT_ERROR;

@@ -28,7 +28,11 @@ void nv_warn_fn(LLVMValueRef fn, const char *fmt, ...) __attribute__((format(pri
 _Noreturn void nv_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Error, exit 2 (bad usage). */
 _Noreturn void nv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Remove registered partial outputs and exit with status. */
+/* The failure at hand was reported by another program (the stage before in
+ * nvcc-lite's chain): nv_exit need not say it failed. */
+void nv_diag_reported_elsewhere(void);
+/* Remove registered partial outputs and exit with status; a failure that
+ * printed no error says so, so that no failure is silent. */
 _Noreturn void nv_exit(int status);
 
 /* Run fn (async-signal-safe code only) when a fatal signal arrives, before

@@ -258,7 +258,9 @@ nv_io_read_module(LLVMContextRef ctx, const char *path, LLVMModuleRef *out)
 	if (len == 0) {
 		/* in nvcc-lite's chains an empty pipe means the stage before
 		 * failed, and said why: one error, not one from every stage */
-		if (!(stdin_from_chain(path)))
+		if (stdin_from_chain(path))
+			nv_diag_reported_elsewhere();
+		else
 			nv_error("'%s' is empty: expected LLVM bitcode or textual IR", name);
 		free(data);
 		return -1;
@@ -294,6 +296,47 @@ write_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/* Why path cannot take the output (an errno), or 0: its directory must be
+ * one, and an existing file must be writable -- with some write permission
+ * bit, even for root, as a read-only file is a promise not to replace it. */
+static int
+output_errno(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	struct stat st;
+	int err = 0;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return EISDIR;
+		if (S_ISREG(st.st_mode) && (!(st.st_mode & 0222) || access(path, W_OK)))
+			return EACCES;
+		return 0;
+	}
+	if (errno != ENOENT)
+		return errno;
+	dir = slash ? xasprintf("%.*s", (int)(slash - path) + (slash == path), path) : xstrdup(".");
+	if (stat(dir, &st))
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		err = errno;
+	free(dir);
+	return err;
+}
+
+int
+nv_io_check_output(const char *path)
+{
+	int err = path && strcmp(path, "-") ? output_errno(path) : 0;
+
+	if (err)
+		nv_error("cannot open output '%s': %s", path, strerror(err));
+	return err ? -1 : 0;
 }
 
 static int
@@ -350,6 +393,8 @@ nv_io_write(const char *path, const void *data, size_t len, int binary, int forc
 			}
 			return 0;
 		}
+		if (nv_io_check_output(path))
+			return -1;
 		return write_atomic(path, data, len);
 	}
 	if (binary && !force && isatty(1)) {

@@ -22,6 +22,11 @@ int nv_io_read_module(LLVMContextRef ctx, const char *path, LLVMModuleRef *out);
 int nv_io_read_lazy(LLVMContextRef ctx, const char *path, int untrusted, LLVMModuleRef *out);
 /* Verify m; on failure print "<what> is invalid: <first line>" and return -1. */
 int nv_io_verify(LLVMModuleRef m, const char *what);
+/* Can path ("-" or NULL = stdout) take an output: its directory exists,
+ * and an existing file there is writable (a read-only one is refused, as
+ * clang refuses it)?  0, or -1 after an error naming path.  Checked before
+ * work starts, and again when writing. */
+int nv_io_check_output(const char *path);
 /* Write len bytes to path ("-" or NULL = stdout), atomically for regular
  * files.  binary data is refused on a terminal unless force.  0 or -1. */
 int nv_io_write(const char *path, const void *data, size_t len, int binary, int force);

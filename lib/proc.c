@@ -206,6 +206,17 @@ nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int
 	c->first = c->culprit = -1;
 	if (!extra_hook)
 		nv_diag_on_signal(stop_running);
+	posix_spawnattr_t sa;
+	sigset_t dfl;
+
+	/* nv_diag_init ignores SIGPIPE, and an ignored signal outlives exec:
+	 * a child must die of a broken pipe as it would under a shell (clang
+	 * told of it as a write error prints a crash report) */
+	posix_spawnattr_init(&sa);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigdefault(&sa, &dfl);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
 	for (size_t i = 0; i < n; i++) {
 		posix_spawn_file_actions_t fa;
 		int p[2] = { -1, -1 }, out = out_fd, rc;
@@ -221,7 +232,7 @@ nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int
 		if (out >= 0)
 			posix_spawn_file_actions_adddup2(&fa, out, 1);
 		clock_gettime(CLOCK_MONOTONIC, &c->t0[i]);
-		rc = posix_spawn(&c->pid[i], argvs[i][0], &fa, NULL, argvs[i], environ);
+		rc = posix_spawn(&c->pid[i], argvs[i][0], &fa, &sa, argvs[i], environ);
 		posix_spawn_file_actions_destroy(&fa);
 		if (prev >= 0 && prev != in_fd)
 			close(prev);
@@ -240,6 +251,7 @@ nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int
 		track(c->pid[i], c, i);
 		c->alive++;
 	}
+	posix_spawnattr_destroy(&sa);
 	if (prev >= 0 && prev != in_fd)
 		close(prev);
 	return c->failed ? -1 : 0;

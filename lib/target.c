@@ -114,6 +114,17 @@ nv_target_machine(const struct nv_arch *arch, int olevel)
 }
 
 int
+nv_target_check(LLVMModuleRef m)
+{
+	const char *triple = LLVMGetTarget(m);
+
+	if (!*triple || !strncmp(triple, "nvptx64-", 8))
+		return 0;
+	nv_error("module is for target '%s', not " NV_TRIPLE, triple);
+	return -1;
+}
+
+int
 nv_target_adopt(LLVMModuleRef m, LLVMTargetMachineRef tm)
 {
 	const char *triple = LLVMGetTarget(m);
@@ -124,10 +135,8 @@ nv_target_adopt(LLVMModuleRef m, LLVMTargetMachineRef tm)
 
 	if (!*triple)
 		LLVMSetTarget(m, NV_TRIPLE);
-	else if (strncmp(triple, "nvptx64-", 8)) {
-		nv_error("module is for target '%s', not " NV_TRIPLE, triple);
-		rc = -1;
-	}
+	else
+		rc = nv_target_check(m);
 	if (!rc && !*dl)
 		LLVMSetDataLayout(m, want);
 	else if (!rc && strcmp(dl, want)) {

@@ -33,6 +33,8 @@ LLVMTargetMachineRef nv_target_machine(const struct nv_arch *arch, int olevel);
 LLVMTargetMachineRef nv_target_for_module(LLVMModuleRef m, const char *arch, int olevel);
 /* The XX of the machine's sm_XX; 0 for no machine or another CPU. */
 int nv_target_sm(LLVMTargetMachineRef tm);
+/* -1 after an error when m names a target other than NVPTX (none is fine). */
+int nv_target_check(LLVMModuleRef m);
 /* Give m the NVPTX triple and data layout when it has none; -1 after an
  * error when m is for another target. */
 int nv_target_adopt(LLVMModuleRef m, LLVMTargetMachineRef tm);

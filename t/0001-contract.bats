@@ -87,11 +87,39 @@ setup_file() {
 	done
 }
 
-@test "every stage fails cleanly on an unwritable -o" {
+@test "every stage fails cleanly on an -o in a missing directory, before any work" {
 	for p in $(stages); do
-		run --separate-stderr "$p" -o "$BATS_TEST_TMPDIR/no/such/dir/out" "$GOOD_BC"
+		run --separate-stderr "$p" -o "$BATS_TEST_TMPDIR/no/such/dir/out" "$FIXTURES/use-before-def.ll"
 		[ "$status" -eq 1 ] || fail "$p: status $status"
 		assert_one_error "$p"
+		[[ "$stderr" == *"cannot open output"*"No such file or directory" ]] || fail "$p: $stderr"
+	done
+}
+
+@test "every stage refuses a read-only -o file before any work, and leaves it" {
+	mkdir "$BATS_TEST_TMPDIR/ro"
+	for p in $(stages); do
+		f="$BATS_TEST_TMPDIR/ro/$p"
+		echo precious >"$f"
+		chmod 444 "$f"
+		# a bad input too: the output is refused before the input is read
+		run --separate-stderr "$p" -o "$f" "$FIXTURES/use-before-def.ll"
+		[ "$status" -eq 1 ] || fail "$p: status $status"
+		assert_one_error "$p"
+		assert_equal "$stderr" "$p: error: cannot open output '$f': Permission denied"
+		[ "$(cat "$f")" = precious ] || fail "$p replaced its read-only -o file"
+	done
+	[ "$(ls -A "$BATS_TEST_TMPDIR/ro" | wc -l)" -eq "$(stages | wc -l)" ] ||
+		fail "left: $(ls -A "$BATS_TEST_TMPDIR/ro")"
+}
+
+@test "a module for another target is refused by nv-llc and by nv-link -cudafe, with one line" {
+	for p in nv-llc "nv-link -cudafe"; do
+		run --separate-stderr $p "$FIXTURES/host.ll"
+		[ "$status" -eq 1 ] || fail "$p: status $status"
+		assert_one_error "${p%% *}"
+		[[ "$stderr" == *"module is for target 'x86_64-pc-linux-gnu', not nvptx64-nvidia-cuda" ]] ||
+			fail "$p: $stderr"
 	done
 }
 
@@ -142,4 +170,17 @@ setup_file() {
 		assert_success
 		assert_output --regexp "^$p \\(nvcc-lite\\) [0-9]"
 	done
+}
+
+@test "a program that fails without a word still says it failed (nvcc-lite trusts exit 1 to come with a reason)" {
+	printf '#include "diag.h"\nint main(int c, char **v) { nv_diag_init(v[0]); nv_exit(c > 1); }\n' \
+		>"$BATS_TEST_TMPDIR/quiet.c"
+	cc -std=c17 -I"$TOP/lib" $(llvm-config-22 --cflags) "$BATS_TEST_TMPDIR/quiet.c" "$TOP/lib/libnv.a" \
+		$(make -s --no-print-directory -C "$TOP" print-ldflags) -o "$BATS_TEST_TMPDIR/quiet"
+	run --separate-stderr "$BATS_TEST_TMPDIR/quiet" fail
+	assert_equal "$status" 1
+	assert_one_error quiet
+	run --separate-stderr "$BATS_TEST_TMPDIR/quiet"
+	assert_success
+	assert_equal "$stderr" ""
 }

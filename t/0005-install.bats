@@ -91,3 +91,10 @@ C
 	grep -qx '.target sm_90' k.ptx
 	assert_file_exists k.d
 }
+
+@test "make install with another PREFIX writes a libnv.pc naming that prefix" {
+	d="$BATS_TEST_TMPDIR/root2"
+	make -C "$TOP" -s install DESTDIR="$d" PREFIX=/opt/other >/dev/null
+	grep -qx "prefix=/opt/other" "$d/opt/other/lib/pkgconfig/libnv.pc"
+	grep -qx "prefix=/opt/other" "$TOP/lib/libnv.pc"
+}

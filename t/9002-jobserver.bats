@@ -14,7 +14,8 @@ setup_file() {
 	cp "$TOP/bin/nvcc-lite" "$W/bin/"
 	# Each stage, wrapped: it first reads all its input (a stage waiting on
 	# its pipe is not computing), then counts itself running, under flock,
-	# and records the peak.  NVL_FAIL=STAGE makes that stage fail.  The
+	# and records the peak.  NVL_FAIL=STAGE makes that stage fail, with a
+	# line of its own as a stage does (nvcc-lite then adds none).  The
 	# count and a marker change together under the lock, and the SIGTERM
 	# trap is set before either: a stage killed at any point uncounts
 	# itself exactly once (nvcc-lite stops the rest of a failed chain).
@@ -28,7 +29,7 @@ trap '[ -n "\${kid:-}" ] && kill \$kid; down; exit 143' TERM INT
 cat >"\$t"
 flock \$c.lock sh -c 'n=\$((\$(cat $W/count) + 1)); echo \$n >$W/count; : >"\$1.n"; [ \$n -gt \$(cat $W/peak) ] && echo \$n >$W/peak; exit 0' x "\$t"
 sleep 0.05
-if [ "\${NVL_FAIL:-}" = "\$(basename \$0)" ]; then rc=1; else "$p" "\$@" <"\$t" & kid=\$!; wait \$kid; rc=\$?; kid=; fi
+if [ "\${NVL_FAIL:-}" = "\$(basename \$0)" ]; then echo "\$(basename \$0): error: failing, as NVL_FAIL asks" >&2; rc=1; else "$p" "\$@" <"\$t" & kid=\$!; wait \$kid; rc=\$?; kid=; fi
 down
 exit \$rc
 SH
@@ -76,7 +77,8 @@ setup() {
 	printf 'f2.ptx: export NVL_FAIL = nv-unroll\n' >>Makefile
 	run make -k -j3 LITE="$W/bin/nvcc-lite"
 	assert_failure
-	assert_output --partial "nvcc-lite: error: nv-unroll failed with exit status 1"
+	assert_output --partial "nv-unroll: error: failing, as NVL_FAIL asks"
+	refute_output --partial "nvcc-lite: error:"
 	refute_output --partial "INTERNAL"
 	assert_file_not_exists f2.ptx
 	assert_file_exists f3.ptx

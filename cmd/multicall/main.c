@@ -6,7 +6,7 @@
  * process at a third of what libLLVM.so costs to load and relocate, and a
  * build starts a dozen of them per source file.
  *
- * programs.def is written by the Makefile from cmd/*.c: NV_PROGRAM(FN, "NAME").
+ * programs.def is written by the Makefile, a line per program in cmd/: NV_PROGRAM(FN, "NAME").
  */
 #include <string.h>
 
