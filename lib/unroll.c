@@ -19,6 +19,7 @@
 #include "indvars.h"
 #include "knobs.h"
 #include "loops.h"
+#include "ptrmap.h"
 #include "stdpipe.h"
 #include "util.h"
 
@@ -199,10 +200,68 @@ array_elements(LLVMValueRef alloca, unsigned assumed)
 	return array ? size : 0;
 }
 
+/* Whether some address into p (through GEPs and casts) has an index that
+ * is not a constant, or p escapes into a call: SROA cannot split such an
+ * alloca into scalars, so it stays in local memory unless unrolling makes
+ * its indices constant.  An array only ever indexed by constants (the
+ * fragments of a WMMA tile after the loops over them were unrolled) is
+ * split anyway and gives no reason to unroll further. */
+static int
+stays_in_memory(LLVMValueRef p, int depth)
+{
+	if (depth > 16)
+		return 1;
+	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef in = LLVMGetUser(u);
+
+		if (LLVMIsAGetElementPtrInst(in)) {
+			for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(in); i++)
+				if (!LLVMIsAConstantInt(LLVMGetOperand(in, i)))
+					return 1;
+			if (stays_in_memory(in, depth + 1))
+				return 1;
+		} else if (LLVMIsABitCastInst(in) || LLVMIsAAddrSpaceCastInst(in)) {
+			if (stays_in_memory(in, depth + 1))
+				return 1;
+		} else if (LLVMIsACallInst(in)) {
+			LLVMValueRef callee = LLVMGetCalledValue(in);
+
+			if (!(callee && LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
+				return 1;
+		} else if (LLVMIsAStoreInst(in) && LLVMGetOperand(in, 0) == p) {
+			return 1; /* its address is stored */
+		} else if (!LLVMIsALoadInst(in) && !LLVMIsAStoreInst(in)) {
+			return 1; /* a phi, a select, a ptrtoint: not followed */
+		}
+	}
+	return 0;
+}
+
+/* The array alloca a pointer is an address into, when it stays in memory;
+ * cache remembers each alloca's answer (1 stays, 2 split). */
+static LLVMValueRef
+local_array(LLVMValueRef p, struct nv_ptrmap *cache)
+{
+	LLVMValueRef a = underlying_alloca(p);
+	unsigned k;
+
+	if (!a)
+		return NULL;
+	k = nv_ptrmap_get(cache, a);
+	if (k == NV_NONE) {
+		k = LLVMIsAConstantInt(LLVMGetOperand(a, 0)) && !stays_in_memory(a, 0) ? 2 : 1;
+		nv_ptrmap_put(cache, a, k);
+	}
+	return k == 1 ? a : NULL;
+}
+
 static void
 scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up, struct facts *f)
 {
 	const struct nv_loop *lp = &ls->v[l];
+	struct nv_ptrmap cache;
+
+	nv_ptrmap_init(&cache, 8);
 
 	for (unsigned i = 0; i < lp->nblocks; i++)
 		for (LLVMValueRef in = LLVMGetFirstInstruction(ls->cfg->bb[lp->blocks[i]]); in;
@@ -218,9 +277,9 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 				if (!(callee && LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
 					f->calls = 1;
 			} else if (op == LLVMLoad) {
-				a = underlying_alloca(LLVMGetOperand(in, 0));
+				a = local_array(LLVMGetOperand(in, 0), &cache);
 			} else if (op == LLVMStore) {
-				a = underlying_alloca(LLVMGetOperand(in, 1));
+				a = local_array(LLVMGetOperand(in, 1), &cache);
 			}
 			if (a && (n = array_elements(a, up->assumed_size)) > f->array) {
 				size_t len;
@@ -234,6 +293,7 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 					snprintf(f->array_name, sizeof(f->array_name), "(unnamed alloca)");
 			}
 		}
+	nv_ptrmap_release(&cache);
 }
 
 /* The trip count that branch weights on the latch suggest, 0 if none. */
@@ -798,6 +858,12 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
               struct nv_unroll_decision *d)
 {
 	unsigned marginal = f->body > NV_COST_LOOP_FIXED ? f->body - NV_COST_LOOP_FIXED : 1;
+	int pragma = f->pragma_full || f->pragma_enable;
+	/* a #pragma unroll too big to unroll fully is unrolled as far as the
+	 * pragma budget goes (LLVM raises the partial threshold to it; cicc's
+	 * bf16TensorCoreGemm: trip 64 by 8, the PTX loop marked nounroll) */
+	unsigned budget = pragma && up->pragma_threshold > up->partial_threshold ? up->pragma_threshold
+	                                                                          : up->partial_threshold;
 	uint64_t c;
 
 	if (!f->tc || !f->innermost) {
@@ -805,7 +871,7 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		     !f->tc ? "no constant trip count" : "not innermost");
 		return 0;
 	}
-	if (!up->allow_partial) {
+	if (!up->allow_partial && !pragma) {
 		NOTE(f, "level 5: loop %s: partial unrolling is off", f->label);
 		return 0;
 	}
@@ -814,8 +880,7 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		return 0;
 	}
 	c = up->count ? up->count
-	              : up->partial_threshold > NV_COST_LOOP_FIXED
-	                    ? (up->partial_threshold - NV_COST_LOOP_FIXED) / marginal : 0;
+	              : budget > NV_COST_LOOP_FIXED ? (budget - NV_COST_LOOP_FIXED) / marginal : 0;
 	if (c > up->max_count)
 		c = up->max_count;
 	if (c > f->tc)
@@ -825,14 +890,15 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 	if (c <= 1 && up->count) {
 		/* a forced count that does not divide: halve it into the budget */
 		c = up->count;
-		while (c > 1 && (unrolled_size(f->body, c) > up->partial_threshold || c >= f->tc))
+		while (c > 1 && (unrolled_size(f->body, c) > budget || c >= f->tc))
 			c >>= 1;
 		if (c > 1 && f->tc % c && (!up->allow_remainder || f->convergent))
 			c = 1;
 	}
 	if (c <= 1) {
-		NOTE(f, "level 5: loop %s: no power of two divides %llu within the partial threshold %u",
-		     f->label, (unsigned long long)f->tc, up->partial_threshold);
+		NOTE(f, "level 5: loop %s: no power of two divides %llu within the %s %u",
+		     f->label, (unsigned long long)f->tc,
+		     budget != up->partial_threshold ? "pragma budget" : "partial threshold", budget);
 		return 0;
 	}
 	if (c == f->tc) {
@@ -840,9 +906,14 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		       up->count, (unsigned long long)f->tc);
 		return 1;
 	}
-	decide(d, f->tc % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 5, c,
-	       "trip count %llu: largest power-of-two factor within the partial threshold %u",
-	       (unsigned long long)f->tc, up->partial_threshold);
+	if (budget != up->partial_threshold)
+		decide(d, f->tc % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 5, c,
+		       "#pragma unroll: %llu iterations too big to unroll fully; the largest "
+		       "power-of-two factor within the pragma budget %u", (unsigned long long)f->tc, budget);
+	else
+		decide(d, f->tc % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 5, c,
+		       "trip count %llu: largest power-of-two factor within the partial threshold %u",
+		       (unsigned long long)f->tc, budget);
 	d->epilog = up->epilog || f->calls;
 	return 1;
 }

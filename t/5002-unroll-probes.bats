@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# nv-unroll against cicc on the probes of issue 26: what nvcc-lite's PTX
+# holds, and, where nvcc is installed, that cicc decided the same.
+
+load helper
+
+have_nvcc() {
+	command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
+}
+
+nvcc_bin() {
+	command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc
+}
+
+# ptx NAME [FLAGS...]: nvcc-lite's PTX of $BATS_TEST_TMPDIR/NAME.cu in NAME.lite.ptx,
+# and nvcc's in NAME.nvcc.ptx when nvcc is installed
+ptx() {
+	local n=$1
+	shift
+	nvcc-lite -O3 -arch=sm_90 "$@" "$BATS_TEST_TMPDIR/$n.cu" -o "$BATS_TEST_TMPDIR/$n.lite.ptx"
+	if have_nvcc; then
+		"$(nvcc_bin)" -ptx -O3 -arch=sm_90 "$@" "$BATS_TEST_TMPDIR/$n.cu" -o "$BATS_TEST_TMPDIR/$n.nvcc.ptx"
+	fi
+}
+
+# count PATTERN FILE: lines of FILE matching PATTERN
+count() {
+	grep -c -- "$1" "$2" || true
+}
+
+# regs FILE: the registers ptxas gives the (only) kernel of FILE
+regs() {
+	"$(ptxas_bin)" -v -arch=sm_90 "$1" -o /dev/null 2>&1 | sed -n 's/.*Used \([0-9]*\) registers.*/\1/p'
+}
+
+@test "a #pragma unroll loop of 64 trips over a register tile is unrolled by 32, not fully (cicc too)" {
+	# the tile is a local array indexed by the inner loops, as WMMA fragments
+	# are in the tensor-core GEMM samples: once those loops are unrolled SROA
+	# splits it, so it does not multiply the outer loop's budget
+	cat >"$BATS_TEST_TMPDIR/tile.cu" <<-'CU'
+	__global__ void tile(float *out, const float *a, const float *b) {
+	  float acc[2][4];
+	#pragma unroll
+	  for (int i = 0; i < 2; i++)
+	#pragma unroll
+	    for (int j = 0; j < 4; j++) acc[i][j] = 0.f;
+	#pragma unroll
+	  for (int t = 0; t < 64; t++) {
+	#pragma unroll
+	    for (int k = 0; k < 16; k++) {
+	      float x[2], y[4];
+	#pragma unroll
+	      for (int i = 0; i < 2; i++) x[i] = a[(t * 16 + k) * 64 + i * 32 + threadIdx.x];
+	#pragma unroll
+	      for (int j = 0; j < 4; j++) y[j] = b[(t * 16 + k) * 128 + j * 32 + threadIdx.x];
+	#pragma unroll
+	      for (int i = 0; i < 2; i++)
+	#pragma unroll
+	        for (int j = 0; j < 4; j++) acc[i][j] = fmaf(x[i], y[j], acc[i][j]);
+	    }
+	  }
+	#pragma unroll
+	  for (int i = 0; i < 2; i++)
+	#pragma unroll
+	    for (int j = 0; j < 4; j++) out[(i * 4 + j) * 32 + threadIdx.x] = acc[i][j];
+	}
+	CU
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+		"$BATS_TEST_TMPDIR/tile.cu" -o "$BATS_TEST_TMPDIR/tile.lite.ptx"
+	assert_success
+	grep -q "unrolled by a factor of 32 (level 5: #pragma unroll: 64 iterations too big to unroll fully" <<<"$stderr"
+	ptx tile
+	lite="$BATS_TEST_TMPDIR/tile.lite.ptx"
+	# 32 of the 64 trips, 128 fma each; the loop is still there
+	assert_equal "$(count 'fma.rn.f32' "$lite")" 4096
+	[ "$(count 'bra' "$lite")" -ge 1 ]
+	assert_equal "$(count 'local' "$lite")" 0
+	if have_ptxas; then
+		"$(ptxas_bin)" -arch=sm_90 "$lite" -o /dev/null
+	fi
+	if have_nvcc; then
+		assert_equal "$(count 'fma.rn.f32' "$BATS_TEST_TMPDIR/tile.nvcc.ptx")" 4096
+	fi
+}
+
+@test "a local array the loop indexes with its IV still multiplies the pragma budget x6 (cicc too)" {
+	# 64 trips of ~1000 cost units: over 32768, within 6 x 32768
+	{
+		echo '__global__ void big(float *out, const float *in, int n) {'
+		echo '  float acc = 0.f, b = in[threadIdx.x]; float arr[8];'
+		echo '  for (int q = 0; q < 8; q++) arr[q] = in[q + n];'
+		echo '#pragma unroll'
+		echo '  for (int t = 0; t < 64; t++) {'
+		echo '    const float *p = in + t * 1024 + threadIdx.x;'
+		for j in $(seq 1 512); do echo "    acc = fmaf(acc, p[$j * 64], b * $j.0f);"; done
+		echo '    arr[t & 7] += acc;'
+		echo '  }'
+		echo '  for (int q = 0; q < 8; q++) acc += arr[(q * n) & 7];'
+		echo '  out[threadIdx.x] = acc;'
+		echo '}'
+	} >"$BATS_TEST_TMPDIR/big.cu"
+	ptx big
+	assert_equal "$(count 'fma.rn.f32' "$BATS_TEST_TMPDIR/big.lite.ptx")" 32768
+	if have_nvcc; then
+		assert_equal "$(count 'fma.rn.f32' "$BATS_TEST_TMPDIR/big.nvcc.ptx")" 32768
+	fi
+}
