@@ -730,6 +730,7 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 	decide(d, f->multiple % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 2, c,
 	       "#pragma unroll %lld", (long long)f->pragma_count);
 	d->epilog = up->epilog || f->calls;
+	d->nounroll = 1;
 	return 1;
 }
 
@@ -915,6 +916,7 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		       "trip count %llu: largest power-of-two factor within the partial threshold %u",
 		       (unsigned long long)f->tc, budget);
 	d->epilog = up->epilog || f->calls;
+	d->nounroll = pragma || d->how == NV_UNROLL_RUNTIME;
 	return 1;
 }
 
@@ -969,6 +971,7 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 	       f->tc ? "odd constant" : "unknown", f->body,
 	       f->calls && !up->epilog ? " (calls in the loop force an epilog remainder)" : "");
 	d->epilog = up->epilog || f->calls;
+	d->nounroll = 1;
 	return 1;
 }
 
@@ -991,6 +994,7 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 		decide(d, NV_UNROLL_RUNTIME, 7, 2, "small function (size %u < %u)", fnsize,
 		       up->small_function);
 		d->epilog = up->epilog || f->calls;
+		d->nounroll = 1;
 		return 1;
 	}
 	return 0;
@@ -1289,11 +1293,18 @@ observe(struct state *st, LLVMValueRef t, const struct nv_loops *ls, unsigned l)
 		break;
 	}
 	/* LLVM marks the loop it unrolled (and even one it left alone) as
-	 * already unrolled; cicc's late unroll may take an unrolled loop
-	 * further, and only remainder loops carry .pragma "nounroll". */
+	 * already unrolled.  cicc keeps that mark, so the PTX says .pragma
+	 * "nounroll", where the unroll count was the pragma's (LLVM's
+	 * setLoopAlreadyUnrolled); we keep it on runtime-unrolled loops too,
+	 * which ptxas would otherwise unroll again (its own unroll leaves
+	 * cicc's runtime loops alone: a probe's SASS is 2.4x cicc's without the
+	 * mark, 1.1x with it).  Other loops stay open to the late unroll. */
 	if (l != NV_NONE && nv_loop_latch_term(ls, l) && p->d.how != NV_UNROLL_PEEL &&
 	    depth >= p->depth) {
-		nv_loop_md_remove(ls, l, MD_DISABLE);
+		if (p->d.nounroll && p->d.how != NV_UNROLL_FULL && p->d.how != NV_UNROLL_UPPER)
+			nv_loop_md_set(ls, l, MD_DISABLE, 0, 0);
+		else
+			nv_loop_md_remove(ls, l, MD_DISABLE);
 		nv_loop_md_set(ls, l, MD_SEEN, 0, 0); /* its latch may be new */
 	}
 }

@@ -77,6 +77,7 @@ struct nv_unroll_decision {
 	unsigned level;   /* the cascade level that decided (0: before it, 7: small function) */
 	unsigned count;   /* unroll factor, or the peel count */
 	int epilog;       /* for RUNTIME: remainder after the loop */
+	int nounroll;     /* the unrolled loop is marked llvm.loop.unroll.disable */
 	char why[192];    /* for the remark */
 };
 

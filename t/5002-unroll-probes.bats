@@ -75,11 +75,14 @@ regs() {
 	assert_equal "$(count 'fma.rn.f32' "$lite")" 4096
 	[ "$(count 'bra' "$lite")" -ge 1 ]
 	assert_equal "$(count 'local' "$lite")" 0
+	# unrolled as the pragma said: the rest is left to nobody, ptxas included
+	assert_equal "$(count '.pragma "nounroll"' "$lite")" 1
 	if have_ptxas; then
 		"$(ptxas_bin)" -arch=sm_90 "$lite" -o /dev/null
 	fi
 	if have_nvcc; then
 		assert_equal "$(count 'fma.rn.f32' "$BATS_TEST_TMPDIR/tile.nvcc.ptx")" 4096
+		assert_equal "$(count '.pragma "nounroll"' "$BATS_TEST_TMPDIR/tile.nvcc.ptx")" 1
 	fi
 }
 
@@ -103,5 +106,45 @@ regs() {
 	assert_equal "$(count 'fma.rn.f32' "$BATS_TEST_TMPDIR/big.lite.ptx")" 32768
 	if have_nvcc; then
 		assert_equal "$(count 'fma.rn.f32' "$BATS_TEST_TMPDIR/big.nvcc.ptx")" 32768
+	fi
+}
+
+@test "a runtime-unrolled loop and its remainder carry .pragma nounroll, so ptxas does not unroll again" {
+	cat >"$BATS_TEST_TMPDIR/rt.cu" <<-'CU'
+	__global__ void rt(float *out, const float *in, int n) {
+	  float s = 0.f;
+	  for (int i = 0; i < n; i++) s += in[i * 32 + threadIdx.x] * 3.0f;
+	  out[threadIdx.x] = s;
+	}
+	__global__ void part(float *out, const float *in) {
+	  float s = 0.f;
+	  for (int i = 0; i < 100; i++) s += in[i * 32 + threadIdx.x] * 3.0f;
+	  out[threadIdx.x] = s;
+	}
+	CU
+	ptx rt
+	lite="$BATS_TEST_TMPDIR/rt.lite.ptx"
+	rt=$(sed -n '/\.entry _Z2rt/,/^}/p' "$lite")
+	part=$(sed -n '/\.entry _Z4part/,/^}/p' "$lite")
+	# x4 and a remainder of one, both marked
+	[ "$(grep -c 'ld.global' <<<"$rt")" -eq 5 ] || fail "$rt"
+	[ "$(grep -c '.pragma "nounroll"' <<<"$rt")" -eq 2 ] || fail "$rt"
+	# a constant trip count unrolled by 4 (no pragma, no remainder) is left
+	# open, as cicc leaves it
+	[ "$(grep -c 'ld.global' <<<"$part")" -eq 4 ] || fail "$part"
+	[ "$(grep -c '.pragma "nounroll"' <<<"$part")" -eq 0 ] || fail "$part"
+	if have_ptxas; then
+		sed -n '/^\/\/\|^\.version\|^\.target\|^\.address_size/p' "$lite" >"$BATS_TEST_TMPDIR/rt1.ptx"
+		echo "$rt" >>"$BATS_TEST_TMPDIR/rt1.ptx"
+		r=$(regs "$BATS_TEST_TMPDIR/rt1.ptx")
+		# 31 without the mark on the unrolled loop
+		[ "$r" -le 20 ] || fail "rt: $r registers"
+		if have_nvcc; then
+			rtn=$(sed -n '/\.entry _Z2rt/,/^}/p' "$BATS_TEST_TMPDIR/rt.nvcc.ptx")
+			[ "$(grep -c 'ld.global' <<<"$rtn")" -eq 5 ] || fail "$rtn"
+			sed -n '/^\/\/\|^\.version\|^\.target\|^\.address_size/p' "$BATS_TEST_TMPDIR/rt.nvcc.ptx" >"$BATS_TEST_TMPDIR/rt2.ptx"
+			echo "$rtn" >>"$BATS_TEST_TMPDIR/rt2.ptx"
+			[ "$r" -le "$(regs "$BATS_TEST_TMPDIR/rt2.ptx")" ] || fail "rt: $r registers, nvcc's fewer"
+		fi
 	fi
 }
