@@ -106,7 +106,9 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->allow_partial = switch_of(cfg->partial, NV_KNOB_UNROLL_ALLOW_PARTIAL);
 	up->allow_remainder = (int)nv_knob_int(NV_KNOB_UNROLL_ALLOW_REMAINDER);
 	up->runtime = switch_of(cfg->runtime, NV_KNOB_UNROLL_RUNTIME);
-	up->upper_bound = cfg->upperbound >= 0 ? cfg->upperbound : up->max_upper_bound > 0;
+	/* LLVM's UP.UpperBound: NVPTX's TTI leaves it off, and cicc leaves a
+	 * loop of at most 7 trips (i < (n & 7)) rolled */
+	up->upper_bound = cfg->upperbound > 0 && up->max_upper_bound > 0;
 	up->profile = cfg->profile != 0;
 	up->runtime_convergent = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_CONVERGENT);
 	up->epilog = nv_knob_int(NV_KNOB_WATERFALL_UNROLLING_FORCE_EPILOGUE) ||
@@ -920,6 +922,18 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 	return 1;
 }
 
+/* Whether a known maximum trip count leaves the loop unrolled by c fewer
+ * than flat-loop-tripcount-threshold trips.  cicc leaves i < min(n, 20)
+ * rolled and unrolls i < min(n, 21) by 4, whatever the body: (max - 1) / 4
+ * is 4, then 5.  (LLVM's own rule, no runtime unrolling below
+ * unroll-max-upperbound = 8, is the weaker.) */
+static int
+flat_at_most(const struct nv_unroll_params *up, const struct facts *f, uint64_t c)
+{
+	return !f->tc && f->max_tc && !up->count &&
+	       ((f->max_tc - 1) / c < up->flat_trip || f->max_tc < up->max_upper_bound);
+}
+
 /* Level 6: runtime unrolling. */
 static int
 level_runtime(const struct nv_unroll_params *up, const struct facts *f,
@@ -948,6 +962,7 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		     f->label, (unsigned long long)est, up->flat_trip);
 		return 0;
 	}
+
 	if (f->convergent) {
 		NOTE(f, "level 6: loop %s: a remainder loop would run convergent calls on fewer iterations",
 		     f->label);
@@ -967,6 +982,13 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		     up->partial_threshold);
 		return 0;
 	}
+	if (flat_at_most(up, f, c)) {
+		NOTE(f, "level 6: loop %s: at most %llu iterations, %llu or fewer of the loop unrolled by "
+		     "%llu: under flat-loop-tripcount-threshold %u", f->label,
+		     (unsigned long long)f->max_tc, (unsigned long long)(f->max_tc - 1) / c,
+		     (unsigned long long)c, up->flat_trip);
+		return 0;
+	}
 	decide(d, NV_UNROLL_RUNTIME, 6, c, "%s trip count, body size %u%s",
 	       f->tc ? "odd constant" : "unknown", f->body,
 	       f->calls && !up->epilog ? " (calls in the loop force an epilog remainder)" : "");
@@ -983,7 +1005,8 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 	uint64_t est = f->tc ? f->tc : f->est_tc ? f->est_tc : f->max_tc;
 
 	if (fnsize >= up->small_function || !f->innermost || f->convergent ||
-	    unrolled_size(f->body, 2) > (uint64_t)mult * up->threshold || (est && est < up->flat_trip))
+	    unrolled_size(f->body, 2) > (uint64_t)mult * up->threshold || (est && est < up->flat_trip) ||
+	    flat_at_most(up, f, up->default_count))
 		return 0;
 	if (f->tc && f->tc % 2 == 0 && up->allow_partial) {
 		decide(d, NV_UNROLL_PARTIAL, 7, 2, "small function (size %u < %u)", fnsize,

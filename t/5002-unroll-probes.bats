@@ -148,3 +148,38 @@ regs() {
 		fi
 	fi
 }
+
+@test "a loop of at most 7 trips (i < (n & 7)) stays rolled, as cicc leaves it" {
+	cat >"$BATS_TEST_TMPDIR/ub.cu" <<-'CU'
+	__global__ void ub(float *out, const float *in, int n) {
+	  float s = 0.f;
+	  for (int i = 0; i < (n & 7); i++) s += in[i * 32 + threadIdx.x] * 3.0f;
+	  out[threadIdx.x] = s;
+	}
+	CU
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
+		"$BATS_TEST_TMPDIR/ub.cu" -o "$BATS_TEST_TMPDIR/ub.lite.ptx"
+	assert_success
+	grep -q "level 6: loop .*: at most 7 iterations, 1 or fewer of the loop unrolled by 4: under flat-loop-tripcount-threshold 5" <<<"$stderr"
+	ptx ub
+	lite="$BATS_TEST_TMPDIR/ub.lite.ptx"
+	assert_equal "$(count 'ld.global' "$lite")" 1
+	if have_ptxas; then
+		# 31 when it was unrolled by 4 with a remainder
+		[ "$(regs "$lite")" -le 18 ] || fail "$(regs "$lite") registers"
+	fi
+	if have_nvcc; then
+		assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/ub.nvcc.ptx")" 1
+		[ "$(regs "$lite")" -le "$(regs "$BATS_TEST_TMPDIR/ub.nvcc.ptx")" ] || fail "more registers than nvcc"
+	fi
+	# cicc's boundary, whatever the body: at most 20 trips stays rolled, 21 is unrolled by 4
+	for k in 20 21; do
+		sed "s/i < (n & 7)/i < min(n, $k)/" "$BATS_TEST_TMPDIR/ub.cu" >"$BATS_TEST_TMPDIR/ub$k.cu"
+		ptx "ub$k"
+		want=$([ "$k" = 20 ] && echo 1 || echo 5)
+		assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/ub$k.lite.ptx")" "$want"
+		if have_nvcc; then
+			assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/ub$k.nvcc.ptx")" "$want"
+		fi
+	done
+}
