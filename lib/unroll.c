@@ -129,7 +129,8 @@ struct facts {
 	int64_t pragma_count;
 	int pragma_full, pragma_enable, disabled, runtime_disabled;
 	const char *label;   /* the header's name, for messages */
-	LLVMValueRef at;     /* where remarks point */
+	LLVMValueRef at;     /* where remarks point, without a source location */
+	struct nv_srcloc loc; /* the loop's start in the source (-lineinfo), if known */
 };
 
 /* Estimated size after unrolling by count. */
@@ -344,6 +345,7 @@ gather(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up,
 	f->at = LLVMGetFirstInstruction(h);
 	while (f->at && LLVMIsAPHINode(f->at))
 		f->at = LLVMGetNextInstruction(f->at);
+	nv_loop_srcloc(ls, l, &f->loc);
 	f->innermost = lp->nchildren == 0;
 	f->simplified = nv_loop_is_simplified(ls, l);
 	f->body = nv_cost_loop(ls, l);
@@ -678,7 +680,8 @@ decide(struct nv_unroll_decision *d, enum nv_unroll_how how, unsigned level, uin
 	va_end(ap);
 }
 
-#define NOTE(f, ...) nv_remark(NV_REMARK_ANALYSIS, PASS, "UnrollCascade", (f)->at, __VA_ARGS__)
+#define NOTE(f, ...) \
+	nv_remark_loc(NV_REMARK_ANALYSIS, PASS, "UnrollCascade", (f)->at, &(f)->loc, __VA_ARGS__)
 
 static int
 is_pow2(uint64_t x)
@@ -709,7 +712,7 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 		return 1;
 	}
 	if (f->multiple % c && no_rem) {
-		nv_remark(NV_REMARK_MISSED, PASS, "RemainderNotAllowed", f->at,
+		nv_remark_loc(NV_REMARK_MISSED, PASS, "RemainderNotAllowed", f->at, &f->loc,
 		          "loop %s: #pragma unroll %llu: remainder loops not allowed (%s), trip multiple %llu",
 		          f->label, (unsigned long long)c,
 		          f->convergent ? "convergent calls in the loop" : "unroll-allow-remainder=0",
@@ -1078,6 +1081,7 @@ struct pending {
 	int remains;        /* a fully unrolled loop is still there */
 	int done;           /* the loop shows the transformation */
 	char *where;        /* function and loop, for the result remark */
+	struct nv_srcloc loc; /* the loop's start in the source */
 	LLVMValueRef fn;
 };
 
@@ -1168,14 +1172,16 @@ decide_function(struct state *st, LLVMValueRef fn)
 		p->depth = a.ls.v[l].depth;
 		p->fn = fn;
 		p->where = xasprintf("loop %s in %.*s", f.label, (int)len, fname);
+		p->loc = f.loc;
 		nv_loop_md_set(&a.ls, l, MD_SEEN, 0, 0);
 		if (p->d.how == NV_UNROLL_NONE) {
-			nv_remark(NV_REMARK_MISSED, PASS, "NotUnrolled", f.at, "%s not unrolled: %s",
+			nv_remark_loc(NV_REMARK_MISSED, PASS, "NotUnrolled", f.at, &f.loc, "%s not unrolled: %s",
 			          p->where, p->d.why);
 			free(p->where);
 			continue;
 		}
-		nv_remark(NV_REMARK_ANALYSIS, PASS, "UnrollDecision", f.at, "%s: level %u decides %s %u: %s",
+		nv_remark_loc(NV_REMARK_ANALYSIS, PASS, "UnrollDecision", f.at, &f.loc,
+		              "%s: level %u decides %s %u: %s",
 		          p->where, p->d.level,
 		          p->d.how == NV_UNROLL_PEEL ? "peel" : p->d.how == NV_UNROLL_FULL ||
 		                                               p->d.how == NV_UNROLL_UPPER ? "full unroll of"
@@ -1386,17 +1392,18 @@ how_name(const struct nv_unroll_decision *d)
 static void
 report(const struct pending *p)
 {
-	LLVMValueRef at = p->fn;
+	LLVMValueRef at = p->fn; /* the loop may be gone: its source position, else the function */
 	int ok = p->d.how == NV_UNROLL_FULL || p->d.how == NV_UNROLL_UPPER ? !p->remains : p->done;
 
 	if (ok)
-		nv_remark(NV_REMARK_PASSED, PASS, p->d.how == NV_UNROLL_PEEL ? "Peeled" : "Unrolled", at,
+		nv_remark_loc(NV_REMARK_PASSED, PASS, p->d.how == NV_UNROLL_PEEL ? "Peeled" : "Unrolled", at,
+		              &p->loc,
 		          "%s %s %s %u (level %u: %s)", p->where, how_name(&p->d),
 		          p->d.how == NV_UNROLL_PEEL ? "by" : p->d.how == NV_UNROLL_FULL ||
 		                                              p->d.how == NV_UNROLL_UPPER ? "with count" : "by a factor of",
 		          p->d.count, p->d.level, p->d.why);
 	else
-		nv_remark(NV_REMARK_MISSED, PASS, "NotApplied", at,
+		nv_remark_loc(NV_REMARK_MISSED, PASS, "NotApplied", at, &p->loc,
 		          "%s: LLVM's loop-unroll did not carry out the decision (%s %u, level %u)",
 		          p->where, how_name(&p->d), p->d.count, p->d.level);
 }

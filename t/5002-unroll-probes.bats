@@ -183,3 +183,31 @@ regs() {
 		fi
 	done
 }
+
+@test "with -lineinfo every nv-unroll remark points at its loop's line, not at the function" {
+	cat >"$BATS_TEST_TMPDIR/lines.cu" <<-'CU'
+	__global__ void lines(float *out, const float *in, int n) {
+	  float s = 0.f;
+	#pragma unroll
+	  for (int i = 0; i < 8; i++)
+	    s += in[i * 32 + threadIdx.x];
+	  for (int i = 0; i < n; i++)
+	    s += in[i * 64 + threadIdx.x] * 3.0f;
+	  out[threadIdx.x] = s;
+	}
+	CU
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -lineinfo -Xcicc -pass-remarks=nv-unroll \
+		-keep -keep-dir "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/lines.cu" -o "$BATS_TEST_TMPDIR/lines.ptx"
+	assert_success
+	grep -q "^nv-unroll: remark: .*lines.cu:4:3: loop .* completely unrolled with count 8" <<<"$stderr" || fail "$stderr"
+	grep -q "^nv-unroll: remark: .*lines.cu:6:3: loop .* unrolled with an epilog remainder by a factor of 4" <<<"$stderr" || fail "$stderr"
+	[[ "$stderr" != *"in function"* ]] || fail "$stderr"
+	# the YAML remarks carry the same position
+	nv-unroll -pass-remarks-output="$BATS_TEST_TMPDIR/r.yaml" "$BATS_TEST_TMPDIR"/lines.*-nv-vectorize.bc \
+		-o /dev/null
+	grep -q "^DebugLoc: .*Line: 4, Column: 3 }" "$BATS_TEST_TMPDIR/r.yaml"
+	# without -lineinfo there is no line to give: the function is named
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+		"$BATS_TEST_TMPDIR/lines.cu" -o "$BATS_TEST_TMPDIR/lines2.ptx"
+	grep -q "^nv-unroll: remark: in function '_Z5linesPfPKfi': loop .* completely unrolled with count 8" <<<"$stderr"
+}
