@@ -30,6 +30,7 @@
 #define MD_SEEN "nv.unroll.seen"     /* decided in an earlier round */
 #define MD_HIDDEN "nv.unroll.hidden" /* we added llvm.loop.unroll.disable */
 #define MD_DISABLE "llvm.loop.unroll.disable"
+#define MD_RUNTIME_DISABLE "llvm.loop.unroll.runtime.disable"
 
 #define MAX_PEEL 7       /* LLVM's unroll-peel-max-count */
 #define MAX_ROUNDS 64    /* loop nests deeper than this are left alone above it */
@@ -735,7 +736,7 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 	decide(d, f->multiple % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 2, c,
 	       "#pragma unroll %lld", (long long)f->pragma_count);
 	d->epilog = up->epilog || f->calls;
-	d->nounroll = 1;
+	d->nounroll = NV_NOUNROLL_NOW;
 	return 1;
 }
 
@@ -921,7 +922,8 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		       "trip count %llu: largest power-of-two factor within the partial threshold %u",
 		       (unsigned long long)f->tc, budget);
 	d->epilog = up->epilog || f->calls;
-	d->nounroll = pragma || d->how == NV_UNROLL_RUNTIME;
+	d->nounroll = pragma ? NV_NOUNROLL_NOW : d->how == NV_UNROLL_RUNTIME ? NV_NOUNROLL_LATE
+	                                                                  : NV_NOUNROLL_NONE;
 	return 1;
 }
 
@@ -996,7 +998,7 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 	       f->tc ? "odd constant" : "unknown", f->body,
 	       f->calls && !up->epilog ? " (calls in the loop force an epilog remainder)" : "");
 	d->epilog = up->epilog || f->calls;
-	d->nounroll = 1;
+	d->nounroll = NV_NOUNROLL_LATE;
 	return 1;
 }
 
@@ -1020,7 +1022,7 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 		decide(d, NV_UNROLL_RUNTIME, 7, 2, "small function (size %u < %u)", fnsize,
 		       up->small_function);
 		d->epilog = up->epilog || f->calls;
-		d->nounroll = 1;
+		d->nounroll = NV_NOUNROLL_LATE;
 		return 1;
 	}
 	return 0;
@@ -1324,18 +1326,35 @@ observe(struct state *st, LLVMValueRef t, const struct nv_loops *ls, unsigned l)
 	/* LLVM marks the loop it unrolled (and even one it left alone) as
 	 * already unrolled.  cicc keeps that mark, so the PTX says .pragma
 	 * "nounroll", where the unroll count was the pragma's (LLVM's
-	 * setLoopAlreadyUnrolled); we keep it on runtime-unrolled loops too,
-	 * which ptxas would otherwise unroll again (its own unroll leaves
-	 * cicc's runtime loops alone: a probe's SASS is 2.4x cicc's without the
-	 * mark, 1.1x with it).  Other loops stay open to the late unroll. */
+	 * setLoopAlreadyUnrolled).  A runtime-unrolled loop gets it after the
+	 * late unroll, which may still unroll it fully once its trip count is
+	 * known (seal_runtime): ptxas would otherwise unroll it again, as it
+	 * leaves cicc's runtime loops alone (a probe's SASS is 2.4x cicc's
+	 * without the mark, 1.1x with it).  Other loops stay open. */
 	if (l != NV_NONE && nv_loop_latch_term(ls, l) && p->d.how != NV_UNROLL_PEEL &&
-	    depth >= p->depth) {
-		if (p->d.nounroll && p->d.how != NV_UNROLL_FULL && p->d.how != NV_UNROLL_UPPER)
+	    p->d.how != NV_UNROLL_FULL && p->d.how != NV_UNROLL_UPPER && depth >= p->depth) {
+		if (p->d.nounroll == NV_NOUNROLL_NOW)
 			nv_loop_md_set(ls, l, MD_DISABLE, 0, 0);
 		else
 			nv_loop_md_remove(ls, l, MD_DISABLE);
+		if (p->d.nounroll == NV_NOUNROLL_LATE)
+			nv_loop_md_set(ls, l, MD_RUNTIME_DISABLE, 0, 0);
 		nv_loop_md_set(ls, l, MD_SEEN, 0, 0); /* its latch may be new */
+	} else if (l != NV_NONE && nv_loop_latch_term(ls, l) && depth >= p->depth) {
+		nv_loop_md_remove(ls, l, MD_DISABLE);
+		nv_loop_md_set(ls, l, MD_SEEN, 0, 0);
 	}
+}
+
+/* After the late unroll: a loop we unrolled at run time (not one the
+ * vectorizer made, which carries the same runtime mark) is done. */
+static void
+seal_runtime(struct state *st, const struct nv_loops *ls, unsigned l)
+{
+	(void)st;
+	if (nv_loop_md_has(ls, l, MD_RUNTIME_DISABLE) && !nv_loop_md_has(ls, l, "llvm.loop.isvectorized") &&
+	    !nv_loop_md_has(ls, l, MD_DISABLE))
+		nv_loop_md_set(ls, l, MD_DISABLE, 0, 0);
 }
 
 static void
@@ -1452,6 +1471,8 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 		rc = one_round(&st, &more);
 	if (!rc)
 		each_loop_term(m, forget, &st);
+	if (!rc && cfg->name == 'D')
+		each_loop(m, seal_runtime, &st);
 	nv_diag_llvm_remarks(1);
 	free(st.p);
 	return rc;
