@@ -386,11 +386,10 @@ yaml_quoted(FILE *fp, const char *s)
 	fputc('\'', fp);
 }
 
-void
-nv_remark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,
-          const char *fmt, ...)
+static void
+vremark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,
+        const struct nv_srcloc *src, const char *fmt, va_list ap)
 {
-	va_list ap;
 	char msg[1024], loc[512] = "";
 	const char *fn = "";
 	const char *file = NULL;
@@ -398,11 +397,14 @@ nv_remark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValu
 	size_t fnlen;
 	LLVMValueRef f = NULL;
 
-	if (!nv_remark_enabled(kind, pass))
-		return;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	if (src && src->line && src->len) {
+		file = src->file;
+		len = (unsigned)src->len;
+		line = src->line;
+		col = src->col;
+		snprintf(loc, sizeof(loc), "%.*s:%u:%u: ", (int)len, file, line, col);
+	}
 	if (at) {
 		if (LLVMIsAFunction(at))
 			f = at;
@@ -410,7 +412,7 @@ nv_remark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValu
 			f = LLVMGetBasicBlockParent(LLVMGetInstructionParent(at));
 		if (f)
 			fn = LLVMGetValueName2(f, &fnlen);
-		if (LLVMIsAInstruction(at) || LLVMIsAFunction(at)) {
+		if (!*loc && (LLVMIsAInstruction(at) || LLVMIsAFunction(at))) {
 			file = LLVMGetDebugLocFilename(at, &len);
 			line = LLVMGetDebugLocLine(at);
 			if (LLVMIsAInstruction(at))
@@ -447,6 +449,32 @@ nv_remark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValu
 	fputs("\nArgs:\n  - String:          ", rm.yaml_fp);
 	yaml_quoted(rm.yaml_fp, msg);
 	fputs("\n...\n", rm.yaml_fp);
+}
+
+void
+nv_remark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,
+          const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!nv_remark_enabled(kind, pass))
+		return;
+	va_start(ap, fmt);
+	vremark(kind, pass, name, at, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+nv_remark_loc(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,
+              const struct nv_srcloc *loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!nv_remark_enabled(kind, pass))
+		return;
+	va_start(ap, fmt);
+	vremark(kind, pass, name, at, loc, fmt, ap);
+	va_end(ap);
 }
 
 int

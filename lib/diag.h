@@ -64,6 +64,17 @@ int nv_remark_enabled(enum nv_remark_kind kind, const char *pass);
  * function, for the debug location and function name). */
 void nv_remark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A source position, as a DILocation gives it (file not NUL-terminated). */
+struct nv_srcloc {
+	const char *file;
+	size_t len;
+	unsigned line, col;
+};
+/* nv_remark at a source position: loc, when it has a line, stands for the
+ * debug location of `at` (a loop's start, say). */
+void nv_remark_loc(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,
+                   const struct nv_srcloc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 /* Write the YAML remarks file atomically; -1 on error (already reported). */
 int nv_remarks_finish(void);
 

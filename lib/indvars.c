@@ -144,6 +144,139 @@ max_count(struct nv_trip *t, uint64_t s0)
 }
 
 /*
+ * The largest unsigned value v can take, as ScalarEvolution's ranges see it
+ * in the shapes that bound a loop: a constant, x & C, x urem C, x udiv C,
+ * x lshr C, a zero extension, a select or a umin of such.  All ones if
+ * nothing is known.
+ */
+static uint64_t
+umax_of(LLVMValueRef v, int depth)
+{
+	LLVMTypeRef t = LLVMTypeOf(v);
+	unsigned w;
+	uint64_t all, a, b;
+
+	if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || (w = LLVMGetIntTypeWidth(t)) > 64)
+		return UINT64_MAX;
+	all = nv_int_mask(~UINT64_C(0), w);
+	if (LLVMIsAConstantInt(v))
+		return LLVMConstIntGetZExtValue(v);
+	if (depth > 8 || !LLVMIsAInstruction(v))
+		return all;
+	switch (LLVMGetInstructionOpcode(v)) {
+	case LLVMAnd:
+		a = umax_of(LLVMGetOperand(v, 0), depth + 1);
+		b = umax_of(LLVMGetOperand(v, 1), depth + 1);
+		return a < b ? a : b;
+	case LLVMURem:
+		a = umax_of(LLVMGetOperand(v, 0), depth + 1);
+		if (!LLVMIsAConstantInt(LLVMGetOperand(v, 1)) ||
+		    !(b = LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1))))
+			return a;
+		return a < b - 1 ? a : b - 1;
+	case LLVMUDiv: case LLVMLShr:
+		a = umax_of(LLVMGetOperand(v, 0), depth + 1);
+		if (!LLVMIsAConstantInt(LLVMGetOperand(v, 1)))
+			return a;
+		b = LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1));
+		if (LLVMGetInstructionOpcode(v) == LLVMUDiv)
+			return b ? a / b : a;
+		return b < 64 ? a >> b : 0;
+	case LLVMZExt:
+		return umax_of(LLVMGetOperand(v, 0), depth + 1);
+	case LLVMSelect:
+		a = umax_of(LLVMGetOperand(v, 1), depth + 1);
+		b = umax_of(LLVMGetOperand(v, 2), depth + 1);
+		return a > b ? a : b;
+	case LLVMCall: {
+		LLVMValueRef callee = LLVMGetCalledValue(v);
+		size_t len;
+		const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+
+		if (strncmp(name, "llvm.umin.", 10))
+			return all;
+		a = umax_of(LLVMGetOperand(v, 0), depth + 1);
+		b = umax_of(LLVMGetOperand(v, 1), depth + 1);
+		return a < b ? a : b;
+	}
+	default:
+		return all;
+	}
+}
+
+/* The largest signed value of v: a constant, an smin with one, or what
+ * umax_of knows when that is non-negative.  INT64_MAX if nothing. */
+static int64_t
+smax_of(LLVMValueRef v, int depth)
+{
+	LLVMValueRef callee;
+	unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+	uint64_t u;
+	size_t len;
+
+	if (LLVMIsAConstantInt(v))
+		return LLVMConstIntGetSExtValue(v);
+	if (depth < 8 && LLVMIsACallInst(v) && (callee = LLVMGetCalledValue(v)) &&
+	    LLVMIsAFunction(callee) && !strncmp(LLVMGetValueName2(callee, &len), "llvm.smin.", 10)) {
+		int64_t a = smax_of(LLVMGetOperand(v, 0), depth + 1), b = smax_of(LLVMGetOperand(v, 1), depth + 1);
+
+		return a < b ? a : b;
+	}
+	u = umax_of(v, depth);
+	return u <= nv_int_mask(~UINT64_C(0), w - 1) ? (int64_t)u : INT64_MAX;
+}
+
+/*
+ * A maximum trip count from the bound's range, when the count is not
+ * constant: "iv < n & 7" from 0 runs at most 7 times (LLVM's
+ * getSmallConstantMaxTripCount).  An exit on equality counts on the
+ * increment not wrapping (nuw, or nsw within the non-negative range).
+ */
+static void
+bound_max(struct nv_trip *t, LLVMValueRef next, uint64_t s0)
+{
+	uint64_t bmax = umax_of(t->bound, 0), smax = nv_int_mask(~UINT64_C(0), t->width - 1), k;
+	int sg = is_signed(t->pred);
+
+	if (sg) {
+		int64_t b = smax_of(t->bound, 0);
+
+		if (b == INT64_MAX || b < 0)
+			return;
+		bmax = (uint64_t)b;
+	}
+	if (t->step <= 0 || bmax > nv_int_mask(~UINT64_C(0), t->width) || (sg && bmax > smax))
+		return;
+	switch (t->pred) {
+	case LLVMIntSLT: case LLVMIntSLE: case LLVMIntULT: case LLVMIntULE:
+		if (sg && s0 > smax)
+			return;
+		if (solve(t->pred, s0, t->step, bmax, t->width, &k))
+			return;
+		break;
+	case LLVMIntNE: {
+		/* the IV must reach the bound before it wraps: under nsw from a
+		 * non-negative start, the bound's signed maximum holds */
+		int64_t b = smax_of(t->bound, 0);
+
+		if (next && LLVMGetNSW(next) && s0 <= smax && b != INT64_MAX && b >= 0 &&
+		    (uint64_t)b < bmax)
+			bmax = (uint64_t)b;
+		else if (!next || !(LLVMGetNUW(next) || (LLVMGetNSW(next) && s0 <= smax && bmax <= smax)))
+			return;
+		k = s0 <= bmax ? (bmax - s0) / (uint64_t)t->step : 0;
+		break;
+	}
+	default:
+		return;
+	}
+	if (!t->has_max || k < t->max_btc) {
+		t->max_btc = k;
+		t->has_max = 1;
+	}
+}
+
+/*
  * Brute force, as ScalarEvolution's exhaustive evaluation: a header phi
  * with a constant start whose next value, and the tested value, are
  * integer expressions of it (divisions and shifts included) is stepped
@@ -403,8 +536,12 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 		t->multiple = t->btc + 1;
 		return t->kind = NV_TRIP_CONST;
 	}
-	if (LLVMIsAConstantInt(t->start))
-		max_count(t, nv_int_mask(LLVMConstIntGetZExtValue(t->start) +
-		                         (t->on_next ? (uint64_t)t->step : 0), t->width));
+	if (LLVMIsAConstantInt(t->start)) {
+		uint64_t s0 = nv_int_mask(LLVMConstIntGetZExtValue(t->start) +
+		                          (t->on_next ? (uint64_t)t->step : 0), t->width);
+
+		max_count(t, s0);
+		bound_max(t, next, s0);
+	}
 	return t->kind = NV_TRIP_SYMBOLIC;
 }

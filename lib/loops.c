@@ -423,3 +423,52 @@ nv_fn_loops_release(struct nv_fn_loops *a)
 	nv_dom_release(&a->d);
 	nv_cfg_release(&a->g);
 }
+
+static int
+inst_srcloc(LLVMValueRef in, struct nv_srcloc *loc)
+{
+	unsigned len = 0;
+
+	if (!in)
+		return 0;
+	loc->file = LLVMGetDebugLocFilename(in, &len);
+	loc->len = len;
+	loc->line = LLVMGetDebugLocLine(in);
+	loc->col = LLVMGetDebugLocColumn(in);
+	return loc->file && loc->len && loc->line;
+}
+
+int
+nv_loop_srcloc(const struct nv_loops *ls, unsigned l, struct nv_srcloc *loc)
+{
+	const struct nv_loop *lp = &ls->v[l];
+	unsigned n;
+	LLVMValueRef *ops = loop_props(nv_loop_latch_term(ls, l), &n);
+	int found = 0;
+
+	memset(loc, 0, sizeof(*loc));
+	for (unsigned i = 1; i < n && !found; i++) {
+		LLVMMetadataRef md, file;
+		unsigned len = 0;
+
+		if (!ops[i] || !LLVMIsAMDNode(ops[i]))
+			continue;
+		md = LLVMValueAsMetadata(ops[i]);
+		if (LLVMGetMetadataKind(md) != LLVMDILocationMetadataKind)
+			continue;
+		file = LLVMDIScopeGetFile(LLVMDILocationGetScope(md));
+		if (!file)
+			continue;
+		loc->file = LLVMDIFileGetFilename(file, &len);
+		loc->len = len;
+		loc->line = LLVMDILocationGetLine(md);
+		loc->col = LLVMDILocationGetColumn(md);
+		found = loc->line != 0;
+	}
+	free(ops);
+	if (!found && lp->preheader != NV_NONE)
+		found = inst_srcloc(LLVMGetBasicBlockTerminator(ls->cfg->bb[lp->preheader]), loc);
+	if (!found)
+		found = inst_srcloc(LLVMGetBasicBlockTerminator(ls->cfg->bb[lp->header]), loc);
+	return found;
+}

@@ -13,6 +13,7 @@
 #include <llvm-c/Types.h>
 
 #include "cfg.h"
+#include "diag.h"
 #include "dom.h"
 
 struct nv_loop {
@@ -77,5 +78,10 @@ int nv_md_loop_int(LLVMValueRef t, const char *name, int64_t *out);
 int nv_md_loop_has(LLVMValueRef t, const char *name);
 int nv_md_loop_set(LLVMValueRef t, const char *name, int has_value, int32_t value);
 int nv_md_loop_remove(LLVMValueRef t, const char *prefix);
+
+/* Where loop l starts in the source, as LLVM's Loop::getStartLoc: the first
+ * DILocation of its llvm.loop node (clang puts the for/while there), else the
+ * debug location of the preheader's or the header's terminator.  0 if none. */
+int nv_loop_srcloc(const struct nv_loops *ls, unsigned l, struct nv_srcloc *loc);
 
 #endif

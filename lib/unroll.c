@@ -19,6 +19,7 @@
 #include "indvars.h"
 #include "knobs.h"
 #include "loops.h"
+#include "ptrmap.h"
 #include "stdpipe.h"
 #include "util.h"
 
@@ -29,6 +30,7 @@
 #define MD_SEEN "nv.unroll.seen"     /* decided in an earlier round */
 #define MD_HIDDEN "nv.unroll.hidden" /* we added llvm.loop.unroll.disable */
 #define MD_DISABLE "llvm.loop.unroll.disable"
+#define MD_RUNTIME_DISABLE "llvm.loop.unroll.runtime.disable"
 
 #define MAX_PEEL 7       /* LLVM's unroll-peel-max-count */
 #define MAX_ROUNDS 64    /* loop nests deeper than this are left alone above it */
@@ -105,7 +107,9 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->allow_partial = switch_of(cfg->partial, NV_KNOB_UNROLL_ALLOW_PARTIAL);
 	up->allow_remainder = (int)nv_knob_int(NV_KNOB_UNROLL_ALLOW_REMAINDER);
 	up->runtime = switch_of(cfg->runtime, NV_KNOB_UNROLL_RUNTIME);
-	up->upper_bound = cfg->upperbound >= 0 ? cfg->upperbound : up->max_upper_bound > 0;
+	/* LLVM's UP.UpperBound: NVPTX's TTI leaves it off, and cicc leaves a
+	 * loop of at most 7 trips (i < (n & 7)) rolled */
+	up->upper_bound = cfg->upperbound > 0 && up->max_upper_bound > 0;
 	up->profile = cfg->profile != 0;
 	up->runtime_convergent = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_CONVERGENT);
 	up->epilog = nv_knob_int(NV_KNOB_WATERFALL_UNROLLING_FORCE_EPILOGUE) ||
@@ -126,7 +130,8 @@ struct facts {
 	int64_t pragma_count;
 	int pragma_full, pragma_enable, disabled, runtime_disabled;
 	const char *label;   /* the header's name, for messages */
-	LLVMValueRef at;     /* where remarks point */
+	LLVMValueRef at;     /* where remarks point, without a source location */
+	struct nv_srcloc loc; /* the loop's start in the source (-lineinfo), if known */
 };
 
 /* Estimated size after unrolling by count. */
@@ -199,10 +204,68 @@ array_elements(LLVMValueRef alloca, unsigned assumed)
 	return array ? size : 0;
 }
 
+/* Whether some address into p (through GEPs and casts) has an index that
+ * is not a constant, or p escapes into a call: SROA cannot split such an
+ * alloca into scalars, so it stays in local memory unless unrolling makes
+ * its indices constant.  An array only ever indexed by constants (the
+ * fragments of a WMMA tile after the loops over them were unrolled) is
+ * split anyway and gives no reason to unroll further. */
+static int
+stays_in_memory(LLVMValueRef p, int depth)
+{
+	if (depth > 16)
+		return 1;
+	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef in = LLVMGetUser(u);
+
+		if (LLVMIsAGetElementPtrInst(in)) {
+			for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(in); i++)
+				if (!LLVMIsAConstantInt(LLVMGetOperand(in, i)))
+					return 1;
+			if (stays_in_memory(in, depth + 1))
+				return 1;
+		} else if (LLVMIsABitCastInst(in) || LLVMIsAAddrSpaceCastInst(in)) {
+			if (stays_in_memory(in, depth + 1))
+				return 1;
+		} else if (LLVMIsACallInst(in)) {
+			LLVMValueRef callee = LLVMGetCalledValue(in);
+
+			if (!(callee && LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
+				return 1;
+		} else if (LLVMIsAStoreInst(in) && LLVMGetOperand(in, 0) == p) {
+			return 1; /* its address is stored */
+		} else if (!LLVMIsALoadInst(in) && !LLVMIsAStoreInst(in)) {
+			return 1; /* a phi, a select, a ptrtoint: not followed */
+		}
+	}
+	return 0;
+}
+
+/* The array alloca a pointer is an address into, when it stays in memory;
+ * cache remembers each alloca's answer (1 stays, 2 split). */
+static LLVMValueRef
+local_array(LLVMValueRef p, struct nv_ptrmap *cache)
+{
+	LLVMValueRef a = underlying_alloca(p);
+	unsigned k;
+
+	if (!a)
+		return NULL;
+	k = nv_ptrmap_get(cache, a);
+	if (k == NV_NONE) {
+		k = LLVMIsAConstantInt(LLVMGetOperand(a, 0)) && !stays_in_memory(a, 0) ? 2 : 1;
+		nv_ptrmap_put(cache, a, k);
+	}
+	return k == 1 ? a : NULL;
+}
+
 static void
 scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up, struct facts *f)
 {
 	const struct nv_loop *lp = &ls->v[l];
+	struct nv_ptrmap cache;
+
+	nv_ptrmap_init(&cache, 8);
 
 	for (unsigned i = 0; i < lp->nblocks; i++)
 		for (LLVMValueRef in = LLVMGetFirstInstruction(ls->cfg->bb[lp->blocks[i]]); in;
@@ -218,9 +281,9 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 				if (!(callee && LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
 					f->calls = 1;
 			} else if (op == LLVMLoad) {
-				a = underlying_alloca(LLVMGetOperand(in, 0));
+				a = local_array(LLVMGetOperand(in, 0), &cache);
 			} else if (op == LLVMStore) {
-				a = underlying_alloca(LLVMGetOperand(in, 1));
+				a = local_array(LLVMGetOperand(in, 1), &cache);
 			}
 			if (a && (n = array_elements(a, up->assumed_size)) > f->array) {
 				size_t len;
@@ -234,6 +297,7 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 					snprintf(f->array_name, sizeof(f->array_name), "(unnamed alloca)");
 			}
 		}
+	nv_ptrmap_release(&cache);
 }
 
 /* The trip count that branch weights on the latch suggest, 0 if none. */
@@ -282,6 +346,7 @@ gather(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up,
 	f->at = LLVMGetFirstInstruction(h);
 	while (f->at && LLVMIsAPHINode(f->at))
 		f->at = LLVMGetNextInstruction(f->at);
+	nv_loop_srcloc(ls, l, &f->loc);
 	f->innermost = lp->nchildren == 0;
 	f->simplified = nv_loop_is_simplified(ls, l);
 	f->body = nv_cost_loop(ls, l);
@@ -616,7 +681,8 @@ decide(struct nv_unroll_decision *d, enum nv_unroll_how how, unsigned level, uin
 	va_end(ap);
 }
 
-#define NOTE(f, ...) nv_remark(NV_REMARK_ANALYSIS, PASS, "UnrollCascade", (f)->at, __VA_ARGS__)
+#define NOTE(f, ...) \
+	nv_remark_loc(NV_REMARK_ANALYSIS, PASS, "UnrollCascade", (f)->at, &(f)->loc, __VA_ARGS__)
 
 static int
 is_pow2(uint64_t x)
@@ -647,7 +713,7 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 		return 1;
 	}
 	if (f->multiple % c && no_rem) {
-		nv_remark(NV_REMARK_MISSED, PASS, "RemainderNotAllowed", f->at,
+		nv_remark_loc(NV_REMARK_MISSED, PASS, "RemainderNotAllowed", f->at, &f->loc,
 		          "loop %s: #pragma unroll %llu: remainder loops not allowed (%s), trip multiple %llu",
 		          f->label, (unsigned long long)c,
 		          f->convergent ? "convergent calls in the loop" : "unroll-allow-remainder=0",
@@ -670,6 +736,7 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 	decide(d, f->multiple % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 2, c,
 	       "#pragma unroll %lld", (long long)f->pragma_count);
 	d->epilog = up->epilog || f->calls;
+	d->nounroll = NV_NOUNROLL_NOW;
 	return 1;
 }
 
@@ -798,6 +865,12 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
               struct nv_unroll_decision *d)
 {
 	unsigned marginal = f->body > NV_COST_LOOP_FIXED ? f->body - NV_COST_LOOP_FIXED : 1;
+	int pragma = f->pragma_full || f->pragma_enable;
+	/* a #pragma unroll too big to unroll fully is unrolled as far as the
+	 * pragma budget goes (LLVM raises the partial threshold to it; cicc's
+	 * bf16TensorCoreGemm: trip 64 by 8, the PTX loop marked nounroll) */
+	unsigned budget = pragma && up->pragma_threshold > up->partial_threshold ? up->pragma_threshold
+	                                                                          : up->partial_threshold;
 	uint64_t c;
 
 	if (!f->tc || !f->innermost) {
@@ -805,7 +878,7 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		     !f->tc ? "no constant trip count" : "not innermost");
 		return 0;
 	}
-	if (!up->allow_partial) {
+	if (!up->allow_partial && !pragma) {
 		NOTE(f, "level 5: loop %s: partial unrolling is off", f->label);
 		return 0;
 	}
@@ -814,8 +887,7 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		return 0;
 	}
 	c = up->count ? up->count
-	              : up->partial_threshold > NV_COST_LOOP_FIXED
-	                    ? (up->partial_threshold - NV_COST_LOOP_FIXED) / marginal : 0;
+	              : budget > NV_COST_LOOP_FIXED ? (budget - NV_COST_LOOP_FIXED) / marginal : 0;
 	if (c > up->max_count)
 		c = up->max_count;
 	if (c > f->tc)
@@ -825,14 +897,15 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 	if (c <= 1 && up->count) {
 		/* a forced count that does not divide: halve it into the budget */
 		c = up->count;
-		while (c > 1 && (unrolled_size(f->body, c) > up->partial_threshold || c >= f->tc))
+		while (c > 1 && (unrolled_size(f->body, c) > budget || c >= f->tc))
 			c >>= 1;
 		if (c > 1 && f->tc % c && (!up->allow_remainder || f->convergent))
 			c = 1;
 	}
 	if (c <= 1) {
-		NOTE(f, "level 5: loop %s: no power of two divides %llu within the partial threshold %u",
-		     f->label, (unsigned long long)f->tc, up->partial_threshold);
+		NOTE(f, "level 5: loop %s: no power of two divides %llu within the %s %u",
+		     f->label, (unsigned long long)f->tc,
+		     budget != up->partial_threshold ? "pragma budget" : "partial threshold", budget);
 		return 0;
 	}
 	if (c == f->tc) {
@@ -840,11 +913,30 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		       up->count, (unsigned long long)f->tc);
 		return 1;
 	}
-	decide(d, f->tc % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 5, c,
-	       "trip count %llu: largest power-of-two factor within the partial threshold %u",
-	       (unsigned long long)f->tc, up->partial_threshold);
+	if (budget != up->partial_threshold)
+		decide(d, f->tc % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 5, c,
+		       "#pragma unroll: %llu iterations too big to unroll fully; the largest "
+		       "power-of-two factor within the pragma budget %u", (unsigned long long)f->tc, budget);
+	else
+		decide(d, f->tc % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 5, c,
+		       "trip count %llu: largest power-of-two factor within the partial threshold %u",
+		       (unsigned long long)f->tc, budget);
 	d->epilog = up->epilog || f->calls;
+	d->nounroll = pragma ? NV_NOUNROLL_NOW : d->how == NV_UNROLL_RUNTIME ? NV_NOUNROLL_LATE
+	                                                                  : NV_NOUNROLL_NONE;
 	return 1;
+}
+
+/* Whether a known maximum trip count leaves the loop unrolled by c fewer
+ * than flat-loop-tripcount-threshold trips.  cicc leaves i < min(n, 20)
+ * rolled and unrolls i < min(n, 21) by 4, whatever the body: (max - 1) / 4
+ * is 4, then 5.  (LLVM's own rule, no runtime unrolling below
+ * unroll-max-upperbound = 8, is the weaker.) */
+static int
+flat_at_most(const struct nv_unroll_params *up, const struct facts *f, uint64_t c)
+{
+	return !f->tc && f->max_tc && !up->count &&
+	       ((f->max_tc - 1) / c < up->flat_trip || f->max_tc < up->max_upper_bound);
 }
 
 /* Level 6: runtime unrolling. */
@@ -875,6 +967,7 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		     f->label, (unsigned long long)est, up->flat_trip);
 		return 0;
 	}
+
 	if (f->convergent) {
 		NOTE(f, "level 6: loop %s: a remainder loop would run convergent calls on fewer iterations",
 		     f->label);
@@ -894,10 +987,18 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		     up->partial_threshold);
 		return 0;
 	}
+	if (flat_at_most(up, f, c)) {
+		NOTE(f, "level 6: loop %s: at most %llu iterations, %llu or fewer of the loop unrolled by "
+		     "%llu: under flat-loop-tripcount-threshold %u", f->label,
+		     (unsigned long long)f->max_tc, (unsigned long long)(f->max_tc - 1) / c,
+		     (unsigned long long)c, up->flat_trip);
+		return 0;
+	}
 	decide(d, NV_UNROLL_RUNTIME, 6, c, "%s trip count, body size %u%s",
 	       f->tc ? "odd constant" : "unknown", f->body,
 	       f->calls && !up->epilog ? " (calls in the loop force an epilog remainder)" : "");
 	d->epilog = up->epilog || f->calls;
+	d->nounroll = NV_NOUNROLL_LATE;
 	return 1;
 }
 
@@ -909,7 +1010,8 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 	uint64_t est = f->tc ? f->tc : f->est_tc ? f->est_tc : f->max_tc;
 
 	if (fnsize >= up->small_function || !f->innermost || f->convergent ||
-	    unrolled_size(f->body, 2) > (uint64_t)mult * up->threshold || (est && est < up->flat_trip))
+	    unrolled_size(f->body, 2) > (uint64_t)mult * up->threshold || (est && est < up->flat_trip) ||
+	    flat_at_most(up, f, up->default_count))
 		return 0;
 	if (f->tc && f->tc % 2 == 0 && up->allow_partial) {
 		decide(d, NV_UNROLL_PARTIAL, 7, 2, "small function (size %u < %u)", fnsize,
@@ -920,6 +1022,7 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 		decide(d, NV_UNROLL_RUNTIME, 7, 2, "small function (size %u < %u)", fnsize,
 		       up->small_function);
 		d->epilog = up->epilog || f->calls;
+		d->nounroll = NV_NOUNROLL_LATE;
 		return 1;
 	}
 	return 0;
@@ -980,6 +1083,7 @@ struct pending {
 	int remains;        /* a fully unrolled loop is still there */
 	int done;           /* the loop shows the transformation */
 	char *where;        /* function and loop, for the result remark */
+	struct nv_srcloc loc; /* the loop's start in the source */
 	LLVMValueRef fn;
 };
 
@@ -1070,14 +1174,16 @@ decide_function(struct state *st, LLVMValueRef fn)
 		p->depth = a.ls.v[l].depth;
 		p->fn = fn;
 		p->where = xasprintf("loop %s in %.*s", f.label, (int)len, fname);
+		p->loc = f.loc;
 		nv_loop_md_set(&a.ls, l, MD_SEEN, 0, 0);
 		if (p->d.how == NV_UNROLL_NONE) {
-			nv_remark(NV_REMARK_MISSED, PASS, "NotUnrolled", f.at, "%s not unrolled: %s",
+			nv_remark_loc(NV_REMARK_MISSED, PASS, "NotUnrolled", f.at, &f.loc, "%s not unrolled: %s",
 			          p->where, p->d.why);
 			free(p->where);
 			continue;
 		}
-		nv_remark(NV_REMARK_ANALYSIS, PASS, "UnrollDecision", f.at, "%s: level %u decides %s %u: %s",
+		nv_remark_loc(NV_REMARK_ANALYSIS, PASS, "UnrollDecision", f.at, &f.loc,
+		              "%s: level %u decides %s %u: %s",
 		          p->where, p->d.level,
 		          p->d.how == NV_UNROLL_PEEL ? "peel" : p->d.how == NV_UNROLL_FULL ||
 		                                               p->d.how == NV_UNROLL_UPPER ? "full unroll of"
@@ -1218,13 +1324,37 @@ observe(struct state *st, LLVMValueRef t, const struct nv_loops *ls, unsigned l)
 		break;
 	}
 	/* LLVM marks the loop it unrolled (and even one it left alone) as
-	 * already unrolled; cicc's late unroll may take an unrolled loop
-	 * further, and only remainder loops carry .pragma "nounroll". */
+	 * already unrolled.  cicc keeps that mark, so the PTX says .pragma
+	 * "nounroll", where the unroll count was the pragma's (LLVM's
+	 * setLoopAlreadyUnrolled).  A runtime-unrolled loop gets it after the
+	 * late unroll, which may still unroll it fully once its trip count is
+	 * known (seal_runtime): ptxas would otherwise unroll it again, as it
+	 * leaves cicc's runtime loops alone (a probe's SASS is 2.4x cicc's
+	 * without the mark, 1.1x with it).  Other loops stay open. */
 	if (l != NV_NONE && nv_loop_latch_term(ls, l) && p->d.how != NV_UNROLL_PEEL &&
-	    depth >= p->depth) {
-		nv_loop_md_remove(ls, l, MD_DISABLE);
+	    p->d.how != NV_UNROLL_FULL && p->d.how != NV_UNROLL_UPPER && depth >= p->depth) {
+		if (p->d.nounroll == NV_NOUNROLL_NOW)
+			nv_loop_md_set(ls, l, MD_DISABLE, 0, 0);
+		else
+			nv_loop_md_remove(ls, l, MD_DISABLE);
+		if (p->d.nounroll == NV_NOUNROLL_LATE)
+			nv_loop_md_set(ls, l, MD_RUNTIME_DISABLE, 0, 0);
 		nv_loop_md_set(ls, l, MD_SEEN, 0, 0); /* its latch may be new */
+	} else if (l != NV_NONE && nv_loop_latch_term(ls, l) && depth >= p->depth) {
+		nv_loop_md_remove(ls, l, MD_DISABLE);
+		nv_loop_md_set(ls, l, MD_SEEN, 0, 0);
 	}
+}
+
+/* After the late unroll: a loop we unrolled at run time (not one the
+ * vectorizer made, which carries the same runtime mark) is done. */
+static void
+seal_runtime(struct state *st, const struct nv_loops *ls, unsigned l)
+{
+	(void)st;
+	if (nv_loop_md_has(ls, l, MD_RUNTIME_DISABLE) && !nv_loop_md_has(ls, l, "llvm.loop.isvectorized") &&
+	    !nv_loop_md_has(ls, l, MD_DISABLE))
+		nv_loop_md_set(ls, l, MD_DISABLE, 0, 0);
 }
 
 static void
@@ -1281,17 +1411,18 @@ how_name(const struct nv_unroll_decision *d)
 static void
 report(const struct pending *p)
 {
-	LLVMValueRef at = p->fn;
+	LLVMValueRef at = p->fn; /* the loop may be gone: its source position, else the function */
 	int ok = p->d.how == NV_UNROLL_FULL || p->d.how == NV_UNROLL_UPPER ? !p->remains : p->done;
 
 	if (ok)
-		nv_remark(NV_REMARK_PASSED, PASS, p->d.how == NV_UNROLL_PEEL ? "Peeled" : "Unrolled", at,
+		nv_remark_loc(NV_REMARK_PASSED, PASS, p->d.how == NV_UNROLL_PEEL ? "Peeled" : "Unrolled", at,
+		              &p->loc,
 		          "%s %s %s %u (level %u: %s)", p->where, how_name(&p->d),
 		          p->d.how == NV_UNROLL_PEEL ? "by" : p->d.how == NV_UNROLL_FULL ||
 		                                              p->d.how == NV_UNROLL_UPPER ? "with count" : "by a factor of",
 		          p->d.count, p->d.level, p->d.why);
 	else
-		nv_remark(NV_REMARK_MISSED, PASS, "NotApplied", at,
+		nv_remark_loc(NV_REMARK_MISSED, PASS, "NotApplied", at, &p->loc,
 		          "%s: LLVM's loop-unroll did not carry out the decision (%s %u, level %u)",
 		          p->where, how_name(&p->d), p->d.count, p->d.level);
 }
@@ -1340,6 +1471,8 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 		rc = one_round(&st, &more);
 	if (!rc)
 		each_loop_term(m, forget, &st);
+	if (!rc && cfg->name == 'D')
+		each_loop(m, seal_runtime, &st);
 	nv_diag_llvm_remarks(1);
 	free(st.p);
 	return rc;

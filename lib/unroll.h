@@ -72,11 +72,20 @@ enum nv_unroll_how {
 	NV_UNROLL_PEEL,      /* peel iterations off the front */
 };
 
+/* Marks on a loop after unrolling it (the PTX's .pragma "nounroll"). */
+enum {
+	NV_NOUNROLL_NONE,    /* open to later unrolling, by us or by ptxas */
+	NV_NOUNROLL_NOW,     /* llvm.loop.unroll.disable: unrolled by a pragma's factor */
+	NV_NOUNROLL_LATE,    /* runtime-unrolled: llvm.loop.unroll.runtime.disable now, and
+	                        llvm.loop.unroll.disable after the late unroll (-config=D) */
+};
+
 struct nv_unroll_decision {
 	enum nv_unroll_how how;
 	unsigned level;   /* the cascade level that decided (0: before it, 7: small function) */
 	unsigned count;   /* unroll factor, or the peel count */
 	int epilog;       /* for RUNTIME: remainder after the loop */
+	int nounroll;     /* NV_NOUNROLL_*: how the unrolled loop is marked */
 	char why[192];    /* for the remark */
 };
 

@@ -82,12 +82,15 @@ setup() {
 	run llvm-remarkutil count --parser=yaml --group-by=source all.yaml
 	assert_success
 	assert_line --regexp '^k\.cu,[0-9]+$'
-	# the grid-stride loop of lines 5-6, in nv-unroll's words
-	grep -A3 'Pass: *nv-unroll' rem/k.*-nv-unroll.opt.yaml | grep -q "File: 'k.cu', Line: 6," ||
-		fail "no nv-unroll remark at k.cu:6"
-	run --separate-stderr nvcc-lite -lineinfo -arch=sm_90 -Xcicc -pass-remarks-missed=nv-unroll k.cu -o /dev/null
+	# the grid-stride loop of lines 5-6, in nv-unroll's words, at its for (line 5)
+	grep -A3 'Pass: *nv-unroll' rem/k.*-nv-unroll.opt.yaml | grep -q "File: 'k.cu', Line: 5," ||
+		fail "no nv-unroll remark at k.cu:5"
+	run --separate-stderr nvcc-lite -lineinfo -arch=sm_90 -Xcicc -pass-remarks-missed=nv-unroll \
+		-Xcicc -pass-remarks=nv-unroll k.cu -o /dev/null
 	assert_success
-	[[ "$stderr" == *"nv-unroll: remark: k.cu:6:18: loop "*" not unrolled: "*"[-pass-remarks-missed=nv-unroll]"* ]] || fail "$stderr"
+	[[ "$stderr" == *"nv-unroll: remark: k.cu:5:2: loop "*" not unrolled: "*"[-pass-remarks-missed=nv-unroll]"* ]] || fail "$stderr"
+	# a loop that is gone, unrolled fully, still has its line
+	[[ "$stderr" == *"nv-unroll: remark: k.cu:8:2: loop "*" completely unrolled with count 8"* ]] || fail "$stderr"
 }
 
 @test "without debug information the remarks still name their function" {

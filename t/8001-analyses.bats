@@ -115,6 +115,21 @@ setup_file() {
 	[[ "$(sed -n "/function 'lt'/,+2p" <<<"$output")" == *"unroll.disable"* ]] || fail "$output"
 }
 
+@test "trip counts: a bound's range gives a maximum (n & 7 at most 7 trips), as LLVM's max backedge-taken count" {
+	run --separate-stderr nv-opt -print=tripcount -disable-output "$FIXTURES/tripcount-max.ll"
+	assert_success
+	max() { sed -n "/function '$1'/,/Trip multiple/p" <<<"$stderr" | sed -n 's/.*constant max backedge-taken count is i32 //p'; }
+	assert_equal "$(max and7)" 6
+	assert_equal "$(max urem5)" 3
+	assert_equal "$(max zext8)" 254
+	# an equality exit on an increment that may wrap has no maximum
+	assert_equal "$(max wraps)" ""
+	# LLVM agrees where it knows (on urem it knows less: 2147483646)
+	run opt -passes='print<scalar-evolution>' -disable-output "$FIXTURES/tripcount-max.ll"
+	assert_output --partial "constant max backedge-taken count is i32 6"
+	assert_output --partial "constant max backedge-taken count is i32 254"
+}
+
 @test "-print rejects an unknown analysis" {
 	run --separate-stderr nv-opt -print=nonsense </dev/null
 	assert_equal "$status" 2

@@ -1,0 +1,228 @@
+#!/usr/bin/env bats
+# nv-unroll against cicc on the probes of issue 26: what nvcc-lite's PTX
+# holds, and, where nvcc is installed, that cicc decided the same.
+
+load helper
+
+have_nvcc() {
+	command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
+}
+
+nvcc_bin() {
+	command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc
+}
+
+# ptx NAME [FLAGS...]: nvcc-lite's PTX of $BATS_TEST_TMPDIR/NAME.cu in NAME.lite.ptx,
+# and nvcc's in NAME.nvcc.ptx when nvcc is installed
+ptx() {
+	local n=$1
+	shift
+	nvcc-lite -O3 -arch=sm_90 "$@" "$BATS_TEST_TMPDIR/$n.cu" -o "$BATS_TEST_TMPDIR/$n.lite.ptx"
+	if have_nvcc; then
+		"$(nvcc_bin)" -ptx -O3 -arch=sm_90 "$@" "$BATS_TEST_TMPDIR/$n.cu" -o "$BATS_TEST_TMPDIR/$n.nvcc.ptx"
+	fi
+}
+
+# count PATTERN FILE: lines of FILE matching PATTERN
+count() {
+	grep -c -- "$1" "$2" || true
+}
+
+# regs FILE: the registers ptxas gives the (only) kernel of FILE
+regs() {
+	"$(ptxas_bin)" -v -arch=sm_90 "$1" -o /dev/null 2>&1 | sed -n 's/.*Used \([0-9]*\) registers.*/\1/p'
+}
+
+@test "a #pragma unroll loop of 64 trips over a register tile is unrolled by 32, not fully (cicc too)" {
+	# the tile is a local array indexed by the inner loops, as WMMA fragments
+	# are in the tensor-core GEMM samples: once those loops are unrolled SROA
+	# splits it, so it does not multiply the outer loop's budget
+	cat >"$BATS_TEST_TMPDIR/tile.cu" <<-'CU'
+	__global__ void tile(float *out, const float *a, const float *b) {
+	  float acc[2][4];
+	#pragma unroll
+	  for (int i = 0; i < 2; i++)
+	#pragma unroll
+	    for (int j = 0; j < 4; j++) acc[i][j] = 0.f;
+	#pragma unroll
+	  for (int t = 0; t < 64; t++) {
+	#pragma unroll
+	    for (int k = 0; k < 16; k++) {
+	      float x[2], y[4];
+	#pragma unroll
+	      for (int i = 0; i < 2; i++) x[i] = a[(t * 16 + k) * 64 + i * 32 + threadIdx.x];
+	#pragma unroll
+	      for (int j = 0; j < 4; j++) y[j] = b[(t * 16 + k) * 128 + j * 32 + threadIdx.x];
+	#pragma unroll
+	      for (int i = 0; i < 2; i++)
+	#pragma unroll
+	        for (int j = 0; j < 4; j++) acc[i][j] = fmaf(x[i], y[j], acc[i][j]);
+	    }
+	  }
+	#pragma unroll
+	  for (int i = 0; i < 2; i++)
+	#pragma unroll
+	    for (int j = 0; j < 4; j++) out[(i * 4 + j) * 32 + threadIdx.x] = acc[i][j];
+	}
+	CU
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+		"$BATS_TEST_TMPDIR/tile.cu" -o "$BATS_TEST_TMPDIR/tile.lite.ptx"
+	assert_success
+	grep -q "unrolled by a factor of 32 (level 5: #pragma unroll: 64 iterations too big to unroll fully" <<<"$stderr"
+	ptx tile
+	lite="$BATS_TEST_TMPDIR/tile.lite.ptx"
+	# 32 of the 64 trips, 128 fma each; the loop is still there
+	assert_equal "$(count 'fma.rn.f32' "$lite")" 4096
+	[ "$(count 'bra' "$lite")" -ge 1 ]
+	assert_equal "$(count 'local' "$lite")" 0
+	# unrolled as the pragma said: the rest is left to nobody, ptxas included
+	assert_equal "$(count '.pragma "nounroll"' "$lite")" 1
+	if have_ptxas; then
+		"$(ptxas_bin)" -arch=sm_90 "$lite" -o /dev/null
+	fi
+	if have_nvcc; then
+		assert_equal "$(count 'fma.rn.f32' "$BATS_TEST_TMPDIR/tile.nvcc.ptx")" 4096
+		assert_equal "$(count '.pragma "nounroll"' "$BATS_TEST_TMPDIR/tile.nvcc.ptx")" 1
+	fi
+}
+
+@test "a local array the loop indexes with its IV still multiplies the pragma budget x6 (cicc too)" {
+	# 64 trips of ~520 cost units: over 32768, within 6 x 32768
+	{
+		echo '__global__ void big(float *out, const float *in, int n) {'
+		echo '  float acc = 0.f, b = in[threadIdx.x]; float arr[8];'
+		echo '  for (int q = 0; q < 8; q++) arr[q] = in[q + n];'
+		echo '#pragma unroll'
+		echo '  for (int t = 0; t < 64; t++) {'
+		echo '    const float *p = in + t * 1024 + threadIdx.x;'
+		for j in $(seq 1 256); do echo "    acc = fmaf(acc, p[$j * 64], b * $j.0f);"; done
+		echo '    arr[t & 7] += acc;'
+		echo '  }'
+		echo '  for (int q = 0; q < 8; q++) acc += arr[(q * n) & 7];'
+		echo '  out[threadIdx.x] = acc;'
+		echo '}'
+	} >"$BATS_TEST_TMPDIR/big.cu"
+	ptx big
+	assert_equal "$(count 'fma.rn.f32' "$BATS_TEST_TMPDIR/big.lite.ptx")" 16384
+	if have_nvcc; then
+		assert_equal "$(count 'fma.rn.f32' "$BATS_TEST_TMPDIR/big.nvcc.ptx")" 16384
+	fi
+}
+
+@test "a runtime-unrolled loop and its remainder carry .pragma nounroll, so ptxas does not unroll again" {
+	cat >"$BATS_TEST_TMPDIR/rt.cu" <<-'CU'
+	__global__ void rt(float *out, const float *in, int n) {
+	  float s = 0.f;
+	  for (int i = 0; i < n; i++) s += in[i * 32 + threadIdx.x] * 3.0f;
+	  out[threadIdx.x] = s;
+	}
+	__global__ void part(float *out, const float *in) {
+	  float s = 0.f;
+	  for (int i = 0; i < 100; i++) s += in[i * 32 + threadIdx.x] * 3.0f;
+	  out[threadIdx.x] = s;
+	}
+	CU
+	ptx rt
+	lite="$BATS_TEST_TMPDIR/rt.lite.ptx"
+	rt=$(sed -n '/\.entry _Z2rt/,/^}/p' "$lite")
+	part=$(sed -n '/\.entry _Z4part/,/^}/p' "$lite")
+	# x4 and a remainder of one, both marked
+	[ "$(grep -c 'ld.global' <<<"$rt")" -eq 5 ] || fail "$rt"
+	[ "$(grep -c '.pragma "nounroll"' <<<"$rt")" -eq 2 ] || fail "$rt"
+	# a constant trip count unrolled by 4 (no pragma, no remainder) is left
+	# open, as cicc leaves it
+	[ "$(grep -c 'ld.global' <<<"$part")" -eq 4 ] || fail "$part"
+	[ "$(grep -c '.pragma "nounroll"' <<<"$part")" -eq 0 ] || fail "$part"
+	if have_ptxas; then
+		sed -n '/^\/\/\|^\.version\|^\.target\|^\.address_size/p' "$lite" >"$BATS_TEST_TMPDIR/rt1.ptx"
+		echo "$rt" >>"$BATS_TEST_TMPDIR/rt1.ptx"
+		r=$(regs "$BATS_TEST_TMPDIR/rt1.ptx")
+		# 31 without the mark on the unrolled loop
+		[ "$r" -le 20 ] || fail "rt: $r registers"
+		if have_nvcc; then
+			rtn=$(sed -n '/\.entry _Z2rt/,/^}/p' "$BATS_TEST_TMPDIR/rt.nvcc.ptx")
+			[ "$(grep -c 'ld.global' <<<"$rtn")" -eq 5 ] || fail "$rtn"
+			sed -n '/^\/\/\|^\.version\|^\.target\|^\.address_size/p' "$BATS_TEST_TMPDIR/rt.nvcc.ptx" >"$BATS_TEST_TMPDIR/rt2.ptx"
+			echo "$rtn" >>"$BATS_TEST_TMPDIR/rt2.ptx"
+			[ "$r" -le "$(regs "$BATS_TEST_TMPDIR/rt2.ptx")" ] || fail "rt: $r registers, nvcc's fewer"
+		fi
+	fi
+}
+
+@test "a loop of at most 7 trips (i < (n & 7)) stays rolled, as cicc leaves it" {
+	cat >"$BATS_TEST_TMPDIR/ub.cu" <<-'CU'
+	__global__ void ub(float *out, const float *in, int n) {
+	  float s = 0.f;
+	  for (int i = 0; i < (n & 7); i++) s += in[i * 32 + threadIdx.x] * 3.0f;
+	  out[threadIdx.x] = s;
+	}
+	CU
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
+		"$BATS_TEST_TMPDIR/ub.cu" -o "$BATS_TEST_TMPDIR/ub.lite.ptx"
+	assert_success
+	grep -q "level 6: loop .*: at most 7 iterations, 1 or fewer of the loop unrolled by 4: under flat-loop-tripcount-threshold 5" <<<"$stderr"
+	ptx ub
+	lite="$BATS_TEST_TMPDIR/ub.lite.ptx"
+	assert_equal "$(count 'ld.global' "$lite")" 1
+	if have_ptxas; then
+		# 31 when it was unrolled by 4 with a remainder
+		[ "$(regs "$lite")" -le 18 ] || fail "$(regs "$lite") registers"
+	fi
+	if have_nvcc; then
+		assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/ub.nvcc.ptx")" 1
+		[ "$(regs "$lite")" -le "$(regs "$BATS_TEST_TMPDIR/ub.nvcc.ptx")" ] || fail "more registers than nvcc"
+	fi
+	# cicc's boundary, whatever the body: at most 20 trips stays rolled, 21 is unrolled by 4
+	for k in 20 21; do
+		sed "s/i < (n & 7)/i < min(n, $k)/" "$BATS_TEST_TMPDIR/ub.cu" >"$BATS_TEST_TMPDIR/ub$k.cu"
+		ptx "ub$k"
+		want=$([ "$k" = 20 ] && echo 1 || echo 5)
+		assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/ub$k.lite.ptx")" "$want"
+		if have_nvcc; then
+			assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/ub$k.nvcc.ptx")" "$want"
+		fi
+	done
+}
+
+@test "with -lineinfo every nv-unroll remark points at its loop's line, not at the function" {
+	cat >"$BATS_TEST_TMPDIR/lines.cu" <<-'CU'
+	__global__ void lines(float *out, const float *in, int n) {
+	  float s = 0.f;
+	#pragma unroll
+	  for (int i = 0; i < 8; i++)
+	    s += in[i * 32 + threadIdx.x];
+	  for (int i = 0; i < n; i++)
+	    s += in[i * 64 + threadIdx.x] * 3.0f;
+	  out[threadIdx.x] = s;
+	}
+	CU
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -lineinfo -Xcicc -pass-remarks=nv-unroll \
+		-keep -keep-dir "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/lines.cu" -o "$BATS_TEST_TMPDIR/lines.ptx"
+	assert_success
+	grep -q "^nv-unroll: remark: .*lines.cu:4:3: loop .* completely unrolled with count 8" <<<"$stderr" || fail "$stderr"
+	grep -q "^nv-unroll: remark: .*lines.cu:6:3: loop .* unrolled with an epilog remainder by a factor of 4" <<<"$stderr" || fail "$stderr"
+	[[ "$stderr" != *"in function"* ]] || fail "$stderr"
+	# the YAML remarks carry the same position
+	nv-unroll -pass-remarks-output="$BATS_TEST_TMPDIR/r.yaml" "$BATS_TEST_TMPDIR"/lines.*-nv-vectorize.bc \
+		-o /dev/null
+	grep -q "^DebugLoc: .*Line: 4, Column: 3 }" "$BATS_TEST_TMPDIR/r.yaml"
+	# without -lineinfo there is no line to give: the function is named
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+		"$BATS_TEST_TMPDIR/lines.cu" -o "$BATS_TEST_TMPDIR/lines2.ptx"
+	grep -q "^nv-unroll: remark: in function '_Z5linesPfPKfi': loop .* completely unrolled with count 8" <<<"$stderr"
+}
+
+@test "the late unroll still unrolls fully a runtime-unrolled loop whose trip count became known (attention_row)" {
+	# its tile copies run e = threadIdx.x .. 2048 by 256 under #pragma unroll:
+	# unrolled by 4 at run time, then fully by the late unroll once the outer
+	# loop is unrolled; marked nounroll too early, they stayed loops and the
+	# kernel spilled 14 KB
+	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+		"$TOP/bench/kernels/attention_row.cu" -o "$BATS_TEST_TMPDIR/att.ptx"
+	assert_success
+	[ "$(grep -c 'completely unrolled with count 2 (level 3: trip count 2' <<<"$stderr")" -ge 8 ] || fail "$stderr"
+	if have_ptxas; then
+		run "$(ptxas_bin)" -v -arch=sm_90 "$BATS_TEST_TMPDIR/att.ptx" -o /dev/null
+		assert_output --partial "0 bytes spill stores"
+	fi
+}
