@@ -41,7 +41,7 @@ while getopts n:s:j:c: o; do
 	*) echo "usage: $0 [-n N] [-s SEED] [-j JOBS] [-c CONFIG]..." >&2; exit 2 ;;
 	esac
 done
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=${CSMITH_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 bin=$(${LLVM_CONFIG:-llvm-config-22} --bindir)
 PATH="$top/bin:$bin:$PATH"
 csmith_inc=${CSMITH_INCLUDE:-/usr/include/csmith}
@@ -77,8 +77,7 @@ configs=(
 # name | nvcc-lite options: the program as device code, to PTX and ptxas.
 drivers=(
 	"nvcc-O3|-O3"
-	"nvcc-O1|-O1"
-	"nvcc-reg|-O3 -maxrregcount=24 -split-compile=2"
+	"nvcc-reg|-O1 -maxrregcount=24 -split-compile=2"
 )
 
 cflags_c="-O2 -Xclang -disable-llvm-passes -w -I$csmith_inc"
@@ -111,11 +110,11 @@ gen_repro() {
 }
 
 # check KIND SEED: one program through every configuration; results in
-# $tmp/KIND.SEED.res as lines "config ok|fail transformations" or a word
+# $tmp/res.KIND.SEED as lines "config ok|fail transformations" or a word
 # (run, discarded, unmade), failures on stdout.
 check() {
 	local kind=$1 s=$2 d="$tmp/$1.$2"
-	local res="$d.res" c="$d.c" in="$d.bc" err="$d.err" flags
+	local res="$tmp/res.$1.$2" c="$d.c" in="$d.bc" err="$d.err" flags
 	flags=cflags_$kind
 	if ! generate "$kind" "$s" "$c" ||
 	   ! clang-22 ${!flags} -emit-llvm -c "$c" -o "$in" 2>/dev/null; then
@@ -135,6 +134,7 @@ check() {
 		chosen "$name" && [[ " $kinds " == *" $kind "* ]] || continue
 		out="$d.$name.bc"
 		if ! (export in out; timeout "$((limit * 12))" bash -c "$cmd") 2>"$err"; then
+			grep -qv ': remark: ' "$err" || echo "timed out after $((limit * 12))s" >>"$err"
 			echo "FAIL $kind seed $s config $name: the stage failed: $(grep -v ': remark: ' "$err" | head -c 300)"
 			echo "$name fail 0" >>"$res"
 			continue
@@ -148,7 +148,7 @@ check() {
 		gstatus=$?
 		if [ "$got" != "$ref" ] || [ $gstatus -ne $rstatus ]; then
 			echo "FAIL $kind seed $s config $name: '$ref' became '$got' (status $gstatus)"
-			cmd=${cmd//\$R/}
+			cmd=${cmd//\$R /}
 			cmd=${cmd//\$in/in.bc}
 			echo "  reproduce: $(gen_repro "$kind" "$s") && lli in.bc; ${cmd//\$out/out.bc} && lli out.bc"
 			echo "$name fail $count" >>"$res"
@@ -157,6 +157,7 @@ check() {
 		echo "$name ok $count" >>"$res"
 	done
 	drive "$kind" "$s" "$d" "$res"
+	rm -rf "$d".*
 }
 
 # drive KIND SEED PREFIX RESULTS: the program as device code, through nvcc-lite
@@ -177,8 +178,9 @@ drive() {
 		IFS='|' read -r name opts <<<"$row"
 		chosen "$name" || continue
 		rm -rf "$d.rem"
-		if ! timeout "$((limit * 12))" nvcc-lite -arch=sm_90 $opts -save-remarks "$d.rem" -ptx "$d.dev.bc" -o "$d.ptx" 2>"$d.err" ||
-		   ! ptxas -arch=sm_90 "$d.ptx" -o "$d.cubin" 2>>"$d.err"; then
+		if ! timeout "$((limit * 30))" nvcc-lite -arch=sm_90 $opts -save-remarks "$d.rem" -ptx "$d.dev.bc" -o "$d.ptx" 2>"$d.err" ||
+		   ! timeout "$((limit * 30))" ptxas -arch=sm_90 "$d.ptx" -o "$d.cubin" 2>>"$d.err"; then
+			[ -s "$d.err" ] || echo "timed out after $((limit * 30))s" >"$d.err"
 			echo "FAIL $kind seed $s config $name: $(head -c 300 "$d.err")"
 			echo "  reproduce: $(gen_repro "$kind" "$s" | sed 's/ && clang.*//') && cat p.c t/csmith-kernel.c > d.c && clang-22 $dflags '-DPROG_ARGS=$args' -emit-llvm -c d.c -o d.bc && nvcc-lite -arch=sm_90 $opts -ptx d.bc -o d.ptx && ptxas -arch=sm_90 d.ptx"
 			echo "$name fail 0" >>"$res"
@@ -201,7 +203,7 @@ for ((s = seed; s < seed + n; s++)); do
 done
 wait
 
-cat "$tmp"/*.res | awk -v first="$seed" -v last="$((seed + n - 1))" -v limit="$limit" -v rows="$(
+cat "$tmp"/res.* | awk -v first="$seed" -v last="$((seed + n - 1))" -v limit="$limit" -v rows="$(
 	for row in "${configs[@]}" "${drivers[@]}"; do
 		name=${row%%|*}
 		chosen "$name" && printf '%s ' "$name"
