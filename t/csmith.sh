@@ -14,7 +14,9 @@
 # the tools themselves go missing the run stops.  A transformed module gets
 # six times the reference's time limit: lli JIT-compiles it first, and
 # optimized code can take far longer to JIT (csmith seed 221 after LLVM's
-# -O3: 20 s in lli, 0.00 s compiled natively).
+# -O3: 20 s in lli, 0.00 s compiled natively).  A stage gets 30 times the
+# limit, nvcc-lite and ptxas 60 times (a csmith kernel is one huge function:
+# 20 s of nv-llc alone, minutes on a loaded machine).
 #
 # Counting: the stages a row names with $R print their passed remarks, one
 # line per transformation made; a row without $R (LLVM pipelines whose
@@ -133,8 +135,8 @@ check() {
 		IFS='|' read -r name kinds cmd <<<"$row"
 		chosen "$name" && [[ " $kinds " == *" $kind "* ]] || continue
 		out="$d.$name.bc"
-		if ! (export in out; timeout "$((limit * 12))" bash -c "$cmd") 2>"$err"; then
-			grep -qv ': remark: ' "$err" || echo "timed out after $((limit * 12))s" >>"$err"
+		if ! (export in out; timeout "$((limit * 30))" bash -c "$cmd") 2>"$err"; then
+			grep -qv ': remark: ' "$err" || echo "timed out after $((limit * 30))s" >>"$err"
 			echo "FAIL $kind seed $s config $name: the stage failed: $(grep -v ': remark: ' "$err" | head -c 300)"
 			echo "$name fail 0" >>"$res"
 			continue
@@ -178,9 +180,9 @@ drive() {
 		IFS='|' read -r name opts <<<"$row"
 		chosen "$name" || continue
 		rm -rf "$d.rem"
-		if ! timeout "$((limit * 30))" nvcc-lite -arch=sm_90 $opts -save-remarks "$d.rem" -ptx "$d.dev.bc" -o "$d.ptx" 2>"$d.err" ||
-		   ! timeout "$((limit * 30))" ptxas -arch=sm_90 "$d.ptx" -o "$d.cubin" 2>>"$d.err"; then
-			[ -s "$d.err" ] || echo "timed out after $((limit * 30))s" >"$d.err"
+		if ! timeout "$((limit * 60))" nvcc-lite -arch=sm_90 $opts -save-remarks "$d.rem" -ptx "$d.dev.bc" -o "$d.ptx" 2>"$d.err" ||
+		   ! timeout "$((limit * 60))" ptxas -arch=sm_90 "$d.ptx" -o "$d.cubin" 2>>"$d.err"; then
+			[ -s "$d.err" ] || echo "timed out after $((limit * 60))s" >"$d.err"
 			echo "FAIL $kind seed $s config $name: $(head -c 300 "$d.err")"
 			echo "  reproduce: $(gen_repro "$kind" "$s" | sed 's/ && clang.*//') && cat p.c t/csmith-kernel.c > d.c && clang-22 $dflags '-DPROG_ARGS=$args' -emit-llvm -c d.c -o d.bc && nvcc-lite -arch=sm_90 $opts -ptx d.bc -o d.ptx && ptxas -arch=sm_90 d.ptx"
 			echo "$name fail 0" >>"$res"

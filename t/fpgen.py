@@ -1,8 +1,10 @@
 # t/fpgen.py SEED: a random floating-point C program on stdout, for the
 # meaning harness (t/csmith.sh), which csmith cannot give (it is integer
 # only).  The program fills float and double arrays, runs loops over them
-# (element-wise ones a vectorizer can widen, reductions it must keep in
-# order, fixed-count nests an unroller can flatten), calls small static
+# (element-wise ones a vectorizer can widen; reductions, loop-carried
+# dependences, backward and strided loops, conditional stores and pointers
+# that may overlap, all of which it must keep in order; fixed-count nests an
+# unroller can flatten), calls small static
 # helpers (for the inliner), asks nv-reflect's queries, and prints a hash
 # of every result's bits.
 #
@@ -126,7 +128,8 @@ def leaves_at(t, idx):
 
 
 body = []
-kinds = [5] + [r.randrange(7) for _ in range(r.randint(3, 8))]
+ptrfns = []
+kinds = [5] + [r.randrange(11) for _ in range(r.randint(3, 8))]
 r.shuffle(kinds)
 for kind in kinds:
     dst = r.choice(arrays)
@@ -154,11 +157,31 @@ for kind in kinds:
         body.append('\tfor (int i = 0; i < N; i++) {\n\t\tif (__nvvm_reflect(%s))\n\t\t\t%s[i] = %s;\n'
                     '\t\telse\n\t\t\t%s[i] = %s;\n\t}' % (q, dst, expr(t, leaves_at(t, 'i'), 2),
                                                           dst, expr(t, leaves_at(t, 'i'), 2)))
+    elif kind == 7:  # a loop-carried dependence
+        src = r.choice(arrays)
+        e = expr(t, ['%s[i - 1]' % dst, '(%s)%s[i]' % (t, src), '(%s)i' % t], 2)
+        body.append('\tfor (int i = 1; i < N; i++)\n\t\t%s[i] = %s;' % (dst, e))
+    elif kind == 8:  # backwards, reading what the next step overwrites
+        e = expr(t, leaves_at(t, 'i') + ['%s[(i + 1) %% N]' % dst], 2)
+        body.append('\tfor (int i = N - 1; i >= 0; i--)\n\t\t%s[i] = %s;' % (dst, e))
+    elif kind == 9:  # through pointers that may overlap
+        same = [a for a in arrays if types[a] == t]
+        src = r.choice(same)
+        f = 'p%d' % len(ptrfns)
+        ptrfns.append('static void %s(%s *x, const %s *y, int n)\n{\n\tfor (int i = 0; i < n; i++)\n'
+                      '\t\tx[i] = %s;\n}\n' % (f, t, t, expr(t, ['x[i]', 'y[i]', '(%s)i' % t], 2)))
+        o1, o2 = r.randrange(4), r.randrange(4)
+        body.append('\t%s(%s + %d, %s + %d, N - %d);' % (f, dst, o1, src, o2, max(o1, o2)))
+    elif kind == 10:  # strided, with a conditional store
+        src = r.choice(arrays)
+        body.append('\tfor (int i = 0; i + 1 < N; i += 2)\n\t\tif (%s[i + 1] > %s)\n\t\t\t%s[i] = %s;'
+                    % (src, lit(types[src]), dst, expr(t, leaves_at(t, 'i'), 2)))
     else:  # runtime trip count, guarded
         n = 'clampi(%s[0]) & 31' % r.choice(arrays)
         body.append('\t{\n\t\tint n = %s;\n\t\tfor (int i = 0; i < n && i < N; i++)\n'
                     '\t\t\t%s[i] = %s;\n\t}' % (n, dst, expr(t, leaves_at(t, 'i'), 2)))
 
+emit('\n'.join(ptrfns))
 emit('static void run(void)\n{')
 emit('\n'.join(body))
 emit('}\n')
