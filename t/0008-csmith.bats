@@ -20,8 +20,8 @@ setup() {
 	assert_line 'csmith: seeds 1..2: 4 run, 0 discarded (undefined behaviour or over 10s), 0 not generated'
 	refute_output --partial FAIL
 	# every row of the table: 4 programs, some transformations, no failure
-	all=$(grep -cE '^  [a-z0-9-]+ +[0-9]+ +[0-9]+ +[0-9]+$' <<<"$output")
-	rows=$(grep -cE '^  [a-z0-9-]+ +4 +[1-9][0-9]* +0$' <<<"$output")
+	all=$(grep -cE '^  [A-Za-z0-9-]+ +[0-9]+ +[0-9]+ +[0-9]+$' <<<"$output")
+	rows=$(grep -cE '^  [A-Za-z0-9-]+ +4 +[1-9][0-9]* +0$' <<<"$output")
 	[ "$all" -ge 20 ] && [ "$rows" -eq "$all" ] || fail "$rows of $all configurations fired"
 	# the inliner inlines, the vectorizer vectorizes, reflect folds
 	for c in inline inline-all vectorize reflect unroll remat nvcc-O3; do
