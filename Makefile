@@ -180,11 +180,12 @@ bench-gpu: all bench/out/bench-gpu
 	sh bench/run.sh --ptx-only
 	bench/out/bench-gpu -d bench/out bench/kernels/*.cu
 
-# Meaning preservation on N random programs from SEED on (t/csmith.sh).
+# Meaning preservation on N seeds from SEED on, J programs at once (t/csmith.sh).
 N ?= 100
 SEED ?= 1
+J ?= 2
 csmith: all
-	bash t/csmith.sh -n $(N) -s $(SEED)
+	bash t/csmith.sh -n $(N) -s $(SEED) -j $(J)
 
 install: all lib/libnv.pc
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

@@ -588,6 +588,9 @@ restore(LLVMModuleRef m, const struct nv_split_map *map)
 		if (r->linkage >= 0) {
 			LLVMSetLinkage(g, r->linkage);
 			LLVMSetVisibility(g, LLVMDefaultVisibility);
+			nv_remark(NV_REMARK_PASSED, "nv-link", "LinkageRestored",
+			          LLVMIsAFunction(g) ? g : NULL, "'%s' is %s again, as before the split",
+			          r->name, linkage_name(r->linkage));
 		}
 		if (r->anon)
 			LLVMSetValueName2(g, "", 0);

@@ -217,3 +217,34 @@ EOF
 	assert_success
 	llvm-dis j.bc -o - | grep -q '^define internal i32 @h'
 }
+
+@test "nv-link -split-map remarks each linkage it restores, and only those" {
+	cat >m.ll <<'LL'
+target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+@counter = internal addrspace(1) global i32 0
+define internal i32 @twice(i32 %x) {
+  %y = add i32 %x, %x
+  ret i32 %y
+}
+define i32 @pub(i32 %x) {
+  %y = call i32 @twice(i32 %x)
+  store i32 %y, ptr addrspace(1) @counter
+  ret i32 %y
+}
+define ptx_kernel void @k(ptr %p) {
+  %v = call i32 @pub(i32 1)
+  %w = call i32 @twice(i32 %v)
+  store i32 %w, ptr %p
+  ret void
+}
+LL
+	nv-split -n 3 -o p m.ll
+	run --separate-stderr nv-link -pass-remarks=nv-link -split-map=p.map p.*.bc -o j.bc
+	assert_success
+	[ "${#stderr_lines[@]}" -eq 2 ] || fail "$stderr"
+	assert_equal "${stderr_lines[0]}" "nv-link: remark: 'counter' is internal again, as before the split [-pass-remarks=nv-link]"
+	assert_equal "${stderr_lines[1]}" "nv-link: remark: in function 'twice': 'twice' is internal again, as before the split [-pass-remarks=nv-link]"
+	run llvm-diff m.ll j.bc
+	assert_output ""
+}

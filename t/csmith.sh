@@ -1,113 +1,231 @@
 #!/usr/bin/env bash
-# t/csmith.sh [-n N] [-s FIRST_SEED] [-c CONFIG]...: meaning preservation.
+# t/csmith.sh [-n N] [-s FIRST_SEED] [-j JOBS] [-c CONFIG]...: meaning preservation.
 #
-# For each seed, csmith writes a random C program; clang-22 -O0 (optnone
-# off) makes host bitcode; lli runs it for the reference checksum.  Then
-# every stage configuration below transforms the bitcode and lli runs it
-# again: the output and exit status must be the same.  Programs whose
-# reference run fails or times out (undefined behaviour, too slow) are
-# discarded and counted; a program csmith or clang could not produce is
-# counted apart, and if the tools themselves go missing the run stops.
-# A transformed module gets six times the reference's time limit: lli JIT-
-# compiles it first, and optimized code can take far longer to JIT (csmith
-# seed 221 after LLVM's -O3: 20 s in lli, 0.00 s compiled natively).  A difference is a failure: the seed and the
-# commands that reproduce it are printed.  Exit 1 if anything failed.
+# Each seed gives two programs: csmith's (integers) and t/fpgen.py's
+# (floating point).  clang-22 -O2 with LLVM's passes off makes host bitcode
+# whose functions can be inlined (at -O0 clang marks every one noinline,
+# and at -O1 every loop unroll.disable), without FP contraction; lli runs it
+# for the reference output.  Then every
+# stage configuration below transforms the bitcode and lli runs it again:
+# the output and exit status must be the same, bit for bit (no configuration
+# here allows FP reassociation on FP programs).  Programs whose reference run
+# fails or times out (undefined behaviour, too slow) are discarded and
+# counted; a program that could not be generated is counted apart, and if
+# the tools themselves go missing the run stops.  A transformed module gets
+# six times the reference's time limit: lli JIT-compiles it first, and
+# optimized code can take far longer to JIT (csmith seed 221 after LLVM's
+# -O3: 20 s in lli, 0.00 s compiled natively).  A stage gets 30 times the
+# limit, nvcc-lite and ptxas 60 times (a csmith kernel is one huge function:
+# 20 s of nv-llc alone, minutes on a loaded machine).
+#
+# Counting: the stages a row names with $R print their passed remarks, one
+# line per transformation made; a row without $R (LLVM pipelines whose
+# passes make no remarks) counts the lines of IR that changed.  A
+# configuration that made none over the whole run FAILS: a check where
+# nothing fired checked nothing.
+#
+# The driver path: every program, t/csmith-kernel.c appended, is compiled for
+# nvptx64 (the host's C headers, read as x86-64's) and taken by nvcc-lite
+# through its whole chain to PTX, which ptxas -arch=sm_90 must accept; the
+# passed remarks of -save-remarks are its count.
+#
+# A failure prints the seed and the commands that reproduce it; the table at
+# the end gives programs, transformations and failures per configuration.
+# Exit 1 if anything failed.
 set -u
-n=10 seed=1 only=()
-while getopts n:s:c: o; do
+n=10 seed=1 jobs=1 only=()
+while getopts n:s:j:c: o; do
 	case $o in
 	n) n=$OPTARG ;;
 	s) seed=$OPTARG ;;
+	j) jobs=$OPTARG ;;
 	c) only+=("$OPTARG") ;;
-	*) echo "usage: $0 [-n N] [-s SEED] [-c CONFIG]..." >&2; exit 2 ;;
+	*) echo "usage: $0 [-n N] [-s SEED] [-j JOBS] [-c CONFIG]..." >&2; exit 2 ;;
 	esac
 done
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=${CSMITH_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 bin=$(${LLVM_CONFIG:-llvm-config-22} --bindir)
 PATH="$top/bin:$bin:$PATH"
 csmith_inc=${CSMITH_INCLUDE:-/usr/include/csmith}
+host_inc=${HOST_INCLUDE:-/usr/include/x86_64-linux-gnu}
 limit=${CSMITH_TIMEOUT:-10}
+export R=-pass-remarks=.
 
-# name | command reading $in and writing $out.  Stages add rows here.
+# name | programs (c, fp) | command reading $in and writing $out; $R on the
+# stages whose transformations count.  Stages add rows here.
 configs=(
-	"reflect|nv-reflect -arch=sm_90 \$in -o \$out"
-	"link|nv-link \$in -o \$out"
-	"O1|nv-opt -O1 \$in -o \$out"
-	"O3|nv-opt -O3 \$in -o \$out"
-	"std1|nv-opt -pipeline=std1 \$in -o \$out"
-	"std5|nv-opt -pipeline=std5 \$in -o \$out"
-	"std8|nv-opt -pipeline=std8 \$in -o \$out"
-	"loop-canon|nv-opt -pipeline=loop-canon \$in -o \$out"
-	"unroll|nv-unroll \$in -o \$out"
-	"unroll-O3|nv-opt -O3 -no-unroll \$in | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D -o \$out"
-	"unroll-max|nv-unroll -unroll-threshold=100000 -unroll-partial-threshold=100000 -runtime-unroll-threshold=100000 -unroll-count=3 -flat-loop-tripcount-threshold=0 \$in -o \$out"
-	"unroll-prolog|nv-unroll -waterfall-unrolling-force-epilogue=0 -unroll-full-max-count=2 -unroll-count=4 -runtime-unroll-threshold=100000 \$in -o \$out"
-	"unroll-peel|nv-unroll -unroll-peel-count=2 -unroll-full-max-count=1 \$in -o \$out"
-	"inline|nv-inline \$in -o \$out"
-	"inline-all|nv-inline -nv-inline-all \$in -o \$out"
-	"inline-min|nv-inline -inline-budget=0 -inline-threshold=0 -inline-switchctrl=5 \$in -o \$out"
-	"vectorize|nv-opt -O3 -no-unroll -no-vectorize \$in | nv-vectorize -o \$out"
-	"vectorize-max|nv-vectorize -vectorizer-min-trip-count=0 -force-target-max-vector-interleave=2 -force-target-max-scalar-interleave=2 -vectorize-fp-reorder=1 \$in -o \$out"
-	"remat|nv-opt -O3 \$in | nv-remat -remat-maxreg-ceiling=1 -remat-ignore-single-cost -remat-max-live-limit=100000 -remat-use-limit=100000 -o \$out"
-	"remat-o0|nv-remat -remat-maxreg-ceiling=1 -remat-ignore-single-cost -remat-max-live-limit=100000 \$in -o \$out"
-	"split-link|nv-split -n 3 -o \$out.part \$in && nv-link -split-map=\$out.part.map \$out.part.*.bc -o \$out"
-	"chain|nv-link \$in | nv-reflect | nv-inline | nv-opt -O3 -no-unroll -no-vectorize | nv-vectorize | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll | nv-remat -remat-maxreg-ceiling=1 -o \$out"
+	"reflect|c fp|nv-reflect \$R -arch=sm_90 \$in -o \$out"
+	"O1|c fp|nv-opt \$R -O1 \$in -o \$out"
+	"O3|c fp|nv-opt \$R -O3 \$in -o \$out"
+	"std1|c fp|nv-opt -pipeline=std1 \$in -o \$out"
+	"std5|c fp|nv-opt \$R -pipeline=std5 \$in -o \$out"
+	"std8|c fp|nv-opt -pipeline=std8 \$in -o \$out"
+	"loop-canon|c fp|nv-opt \$R -pipeline=loop-canon \$in -o \$out"
+	"unroll|c fp|nv-opt -pipeline=loop-canon \$in | nv-unroll \$R -o \$out"
+	"unroll-O3|c fp|nv-opt -O3 -no-unroll \$in | nv-unroll \$R | nv-opt -pipeline=mid-unroll | nv-unroll \$R -config=D -o \$out"
+	"unroll-max|c fp|nv-opt -pipeline=loop-canon \$in | nv-unroll \$R -unroll-threshold=100000 -unroll-partial-threshold=100000 -runtime-unroll-threshold=100000 -unroll-count=3 -flat-loop-tripcount-threshold=0 -o \$out"
+	"unroll-prolog|c fp|nv-opt -pipeline=loop-canon \$in | nv-unroll \$R -waterfall-unrolling-force-epilogue=0 -unroll-full-max-count=2 -unroll-count=4 -runtime-unroll-threshold=100000 -o \$out"
+	"unroll-peel|c fp|nv-opt -pipeline=loop-canon \$in | nv-unroll \$R -unroll-peel-count=2 -unroll-full-max-count=1 -o \$out"
+	"inline|c fp|nv-inline \$R \$in -o \$out"
+	"inline-all|c fp|nv-inline \$R -nv-inline-all \$in -o \$out"
+	"inline-min|c fp|nv-inline \$R -inline-budget=0 -inline-threshold=0 -inline-switchctrl=5 \$in -o \$out"
+	"vectorize|c fp|nv-opt -O3 -no-unroll -no-vectorize \$in | nv-vectorize \$R -o \$out"
+	"vectorize-max|c fp|nv-opt -O3 -no-unroll -no-vectorize \$in | nv-vectorize \$R -vectorizer-min-trip-count=0 -force-target-max-vector-interleave=2 -force-target-max-scalar-interleave=2 -o \$out"
+	"remat|c fp|nv-opt -O3 \$in | nv-remat \$R -remat-maxreg-ceiling=1 -remat-ignore-single-cost -remat-max-live-limit=100000 -remat-use-limit=100000 -o \$out"
+	"remat-loop|c fp|nv-opt -pipeline=loop-canon \$in | nv-remat \$R -remat-maxreg-ceiling=1 -remat-iv=5 -remat-ignore-single-cost -remat-max-live-limit=100000 -o \$out"
+	"split-link|c fp|nv-split -n 3 -o \$out.part \$in && nv-link \$R -split-map=\$out.part.map \$out.part.*.bc -o \$out"
+	"chain|c fp|nv-link \$R \$in | nv-reflect \$R -arch=sm_90 | nv-inline \$R | nv-opt -O3 -no-unroll -no-vectorize | nv-vectorize \$R | nv-unroll \$R | nv-opt -pipeline=mid-unroll | nv-unroll \$R -config=D | nv-opt -pipeline=post-unroll | nv-remat \$R -remat-maxreg-ceiling=1 -o \$out"
+)
+# name | nvcc-lite options: the program as device code, to PTX and ptxas.
+drivers=(
+	"nvcc-O3|-O3"
+	"nvcc-reg|-O1 -maxrregcount=24 -split-compile=2"
 )
 
-for tool in csmith clang-22 lli; do
+cflags_c="-O2 -Xclang -disable-llvm-passes -w -I$csmith_inc"
+cflags_fp="-O2 -Xclang -disable-llvm-passes -ffp-contract=off -w"
+dflags="--target=nvptx64-nvidia-cuda -march=sm_90 -O2 -Xclang -disable-llvm-passes -ffp-contract=off -w -std=gnu17 -I$csmith_inc -isystem $host_inc -D__x86_64__ -Dmain=prog_main -Dstrcmp=prog_strcmp"
+
+for tool in csmith clang-22 lli python3 nvcc-lite ptxas; do
 	command -v "$tool" >/dev/null || { echo "csmith.sh: $tool is not installed" >&2; exit 2; }
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-declare -A passed failed
-run=0 discarded=0 unmade=0 fails=0
 
-for ((s = seed; s < seed + n; s++)); do
-	c="$tmp/p$s.c" in="$tmp/p$s.bc"
-	if ! csmith --seed "$s" >"$c" 2>/dev/null ||
-	   ! clang-22 -O0 -Xclang -disable-O0-optnone -w -I"$csmith_inc" -emit-llvm -c "$c" -o "$in" 2>/dev/null; then
-		command -v csmith >/dev/null && command -v clang-22 >/dev/null ||
-			{ echo "csmith.sh: csmith or clang-22 disappeared at seed $s" >&2; exit 2; }
-		unmade=$((unmade + 1))
-		continue
+chosen() {
+	[ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]
+}
+
+# generate KIND SEED FILE.c: the program, or status 1
+generate() {
+	case $1 in
+	c) csmith --seed "$2" >"$3" 2>/dev/null ;;
+	fp) python3 "$top/t/fpgen.py" "$2" >"$3" ;;
+	esac
+}
+
+gen_repro() {
+	case $1 in
+	c) echo "csmith --seed $2 > p.c && clang-22 $cflags_c -emit-llvm -c p.c -o in.bc" ;;
+	fp) echo "python3 t/fpgen.py $2 > p.c && clang-22 $cflags_fp -emit-llvm -c p.c -o in.bc" ;;
+	esac
+}
+
+# check KIND SEED: one program through every configuration; results in
+# $tmp/res.KIND.SEED as lines "config ok|fail transformations" or a word
+# (run, discarded, unmade), failures on stdout.
+check() {
+	local kind=$1 s=$2 d="$tmp/$1.$2"
+	local res="$tmp/res.$1.$2" c="$d.c" in="$d.bc" err="$d.err" flags
+	flags=cflags_$kind
+	if ! generate "$kind" "$s" "$c" ||
+	   ! clang-22 ${!flags} -emit-llvm -c "$c" -o "$in" 2>/dev/null; then
+		echo unmade >"$res"
+		return
 	fi
+	local ref rstatus got gstatus row name kinds cmd out count
 	ref=$(timeout "$limit" lli "$in" 2>/dev/null)
 	rstatus=$?
 	if [ $rstatus -ne 0 ]; then
-		discarded=$((discarded + 1))
-		continue
+		echo discarded >"$res"
+		return
 	fi
-	run=$((run + 1))
+	echo run >"$res"
 	for row in "${configs[@]}"; do
-		name=${row%%|*} cmd=${row#*|}
-		if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " == *" $name "* ]]; then
+		IFS='|' read -r name kinds cmd <<<"$row"
+		chosen "$name" && [[ " $kinds " == *" $kind "* ]] || continue
+		out="$d.$name.bc"
+		if ! (export in out; timeout "$((limit * 30))" bash -c "$cmd") 2>"$err"; then
+			grep -qv ': remark: ' "$err" || echo "timed out after $((limit * 30))s" >>"$err"
+			echo "FAIL $kind seed $s config $name: the stage failed: $(grep -v ': remark: ' "$err" | head -c 300)"
+			echo "$name fail 0" >>"$res"
 			continue
 		fi
-		out="$tmp/p$s.$name.bc"
-		if ! (export in out; eval "$cmd") 2>"$tmp/err"; then
-			echo "FAIL seed $s config $name: the stage failed: $(head -c 300 "$tmp/err")"
-			failed[$name]=$((${failed[$name]:-0} + 1)) fails=$((fails + 1))
-			continue
+		if [[ $cmd == *'$R'* ]]; then
+			count=$(grep -c ': remark: ' "$err")
+		else
+			count=$(diff <(llvm-dis "$in" -o -) <(llvm-dis "$out" -o -) | grep -c '^[<>] ')
 		fi
 		got=$(timeout "$((limit * 6))" lli "$out" 2>/dev/null)
 		gstatus=$?
 		if [ "$got" != "$ref" ] || [ $gstatus -ne $rstatus ]; then
-			echo "FAIL seed $s config $name: '$ref' became '$got' (status $gstatus)"
-			repro=${cmd//\$in/in.bc}
-			echo "  reproduce: csmith --seed $s > p.c && clang-22 -O0 -Xclang -disable-O0-optnone -w -I$csmith_inc -emit-llvm -c p.c -o in.bc && lli in.bc; ${repro//\$out/out.bc} && lli out.bc"
-			failed[$name]=$((${failed[$name]:-0} + 1)) fails=$((fails + 1))
+			echo "FAIL $kind seed $s config $name: '$ref' became '$got' (status $gstatus)"
+			cmd=${cmd//\$R /}
+			cmd=${cmd//\$in/in.bc}
+			echo "  reproduce: $(gen_repro "$kind" "$s") && lli in.bc; ${cmd//\$out/out.bc} && lli out.bc"
+			echo "$name fail $count" >>"$res"
 			continue
 		fi
-		passed[$name]=$((${passed[$name]:-0} + 1))
+		echo "$name ok $count" >>"$res"
 	done
-done
+	drive "$kind" "$s" "$d" "$res"
+	rm -rf "$d".*
+}
 
-echo "csmith: seeds $seed..$((seed + n - 1)): $run run, $discarded discarded (undefined behaviour or over ${limit}s), $unmade not generated"
-for row in "${configs[@]}"; do
-	name=${row%%|*}
-	if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " == *" $name "* ]]; then
-		continue
+# drive KIND SEED PREFIX RESULTS: the program as device code, through nvcc-lite
+drive() {
+	local kind=$1 s=$2 d=$3 res=$4 args= row name opts count any=
+	for row in "${drivers[@]}"; do
+		chosen "${row%%|*}" && any=1
+	done
+	[ -n "$any" ] || return 0
+	[ "$kind" = c ] && args='1, argv'
+	cat "$d.c" "$top/t/csmith-kernel.c" >"$d.dev.c"
+	if ! clang-22 $dflags "-DPROG_ARGS=$args" -emit-llvm -c "$d.dev.c" -o "$d.dev.bc" 2>"$d.err"; then
+		echo "FAIL $kind seed $s: clang-22 cannot make device code: $(head -c 300 "$d.err")"
+		echo "device fail 0" >>"$res"
+		return
 	fi
-	printf '  %-12s %4d passed, %d failed\n' "$name" "${passed[$name]:-0}" "${failed[$name]:-0}"
+	for row in "${drivers[@]}"; do
+		IFS='|' read -r name opts <<<"$row"
+		chosen "$name" || continue
+		rm -rf "$d.rem"
+		if ! timeout "$((limit * 60))" nvcc-lite -arch=sm_90 $opts -save-remarks "$d.rem" -ptx "$d.dev.bc" -o "$d.ptx" 2>"$d.err" ||
+		   ! timeout "$((limit * 60))" ptxas -arch=sm_90 "$d.ptx" -o "$d.cubin" 2>>"$d.err"; then
+			[ -s "$d.err" ] || echo "timed out after $((limit * 60))s" >"$d.err"
+			echo "FAIL $kind seed $s config $name: $(head -c 300 "$d.err")"
+			echo "  reproduce: $(gen_repro "$kind" "$s" | sed 's/ && clang.*//') && cat p.c t/csmith-kernel.c > d.c && clang-22 $dflags '-DPROG_ARGS=$args' -emit-llvm -c d.c -o d.bc && nvcc-lite -arch=sm_90 $opts -ptx d.bc -o d.ptx && ptxas -arch=sm_90 d.ptx"
+			echo "$name fail 0" >>"$res"
+			continue
+		fi
+		count=$(cat "$d.rem"/*.yaml 2>/dev/null | grep -c '^--- !Passed')
+		echo "$name ok $count" >>"$res"
+	done
+}
+
+for ((s = seed; s < seed + n; s++)); do
+	for kind in c fp; do
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+			wait -n
+		done
+		check "$kind" "$s" &
+	done
+	command -v csmith >/dev/null && command -v clang-22 >/dev/null ||
+		{ echo "csmith.sh: csmith or clang-22 disappeared at seed $s" >&2; wait; exit 2; }
 done
-[ $fails -eq 0 ]
+wait
+
+cat "$tmp"/res.* | awk -v first="$seed" -v last="$((seed + n - 1))" -v limit="$limit" -v rows="$(
+	for row in "${configs[@]}" "${drivers[@]}"; do
+		name=${row%%|*}
+		chosen "$name" && printf '%s ' "$name"
+	done)" '
+	NF == 1 { words[$1]++; next }
+	{ progs[$1]++; made[$1] += $3; if ($2 == "fail") bad[$1]++ }
+	END {
+		printf "csmith: seeds %s..%s: %d run, %d discarded (undefined behaviour or over %ss), %d not generated\n",
+		    first, last, words["run"], words["discarded"], limit, words["unmade"]
+		printf "  %-14s %8s %15s %8s\n", "configuration", "programs", "transformations", "failures"
+		k = split(rows, name, " ")
+		if (bad["device"]) { name[++k] = "device" }
+		for (i = 1; i <= k; i++) {
+			c = name[i]
+			printf "  %-14s %8d %15d %8d\n", c, progs[c], made[c], bad[c]
+			fails += bad[c]
+			if (progs[c] > 0 && made[c] == 0) {
+				printf "FAIL config %s made no transformations in %d programs\n", c, progs[c]
+				fails++
+			}
+		}
+		exit fails > 0
+	}'
