@@ -58,7 +58,7 @@ static int
 run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm)
 {
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef err;
+	char *err;
 
 	LLVMPassBuilderOptionsSetVerifyEach(po, (int)nv_knob_int(NV_KNOB_VERIFY_EACH));
 	LLVMPassBuilderOptionsSetDebugLogging(po, (int)nv_knob_int(NV_KNOB_DEBUG_PASS_MANAGER));
@@ -72,25 +72,13 @@ run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm)
 	}
 	if (no_unroll)
 		nv_unroll_hide(m);
-	err = LLVMRunPasses(m, text, tm, po);
+	err = nv_stdpipe_run(m, text, tm, po);
 	if (no_unroll)
 		nv_unroll_unhide(m);
 	LLVMDisposePassBuilderOptions(po);
-	if (!err) {
-		/* Passes report some errors as diagnostics and carry on. */
-		char *diag = nv_llvm_error();
-
-		if (diag) {
-			nv_error("pipeline '%s': %s", text, diag);
-			free(diag);
-			return -1;
-		}
-	}
 	if (err) {
-		char *msg = LLVMGetErrorMessage(err);
-
-		nv_error("pipeline '%s': %s", text, msg);
-		LLVMDisposeErrorMessage(msg);
+		nv_error("pipeline '%s': %s", text, err);
+		free(err);
 		return -1;
 	}
 	return 0;
