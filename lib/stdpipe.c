@@ -38,6 +38,10 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,simplifycfg,"
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg,tailcallelim)",
 	  "post-unroll at tier 3 (-O3): with TailCallElim, one of the seed's tier-3 extras" },
+	{ "late-memory",
+	  "set-local-array-alignment,function(alignment-from-assumptions,infer-alignment,"
+	  "instcombine<no-verify-fixpoint>,load-store-vectorizer,instcombine<no-verify-fixpoint>)",
+	  "the end of cicc's optimizer: align local arrays, propagate alignment, vectorize loads and stores" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",

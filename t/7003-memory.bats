@@ -1,9 +1,39 @@
 #!/usr/bin/env bats
-# cicc's memory passes: set-local-array-alignment in nv-opt's pipeline text.
+# cicc's memory passes: set-local-array-alignment in nv-opt's pipeline text,
+# the late-memory sub-pipeline, and the v4 accesses they give nvcc-lite.
 
 load helper
 
 LL="$FIXTURES/local-arrays.ll"
+
+# count REGEX FILE: lines of FILE matching the ERE.
+count() {
+	grep -cE "$1" "$2" || true
+}
+
+have_nvcc() {
+	command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
+}
+
+nvcc_bin() {
+	command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc
+}
+
+# ours KERNEL: the memory fixture through nvcc-lite -O3 for sm_90 (the shim,
+# so the result is the same with and without CUDA), that kernel's PTX only.
+ours() {
+	[ -f "$BATS_FILE_TMPDIR/memory.ptx" ] ||
+		CUDA_PATH=/nonexistent nvcc-lite -arch=sm_90 -O3 "$FIXTURES/memory.cu" \
+			-o "$BATS_FILE_TMPDIR/memory.ptx"
+	awk -v k="$1(" '/^\.visible \.entry/ { p = ($3 == k) } p' "$BATS_FILE_TMPDIR/memory.ptx" \
+		>"$BATS_TEST_TMPDIR/$1.ptx"
+}
+
+theirs() {
+	"$(nvcc_bin)" -ptx -arch=sm_90 -O3 "$FIXTURES/memory.cu" -o "$BATS_TEST_TMPDIR/nvcc.ptx"
+	awk -v k="$1(" '/^\.visible \.entry/ { p = ($3 == k) } p' "$BATS_TEST_TMPDIR/nvcc.ptx" \
+		>"$BATS_TEST_TMPDIR/$1.nvcc.ptx"
+}
 
 @test "set-local-array-alignment gives an array the largest power of two dividing its size, at most 16" {
 	nv-opt -passes=set-local-array-alignment "$LL" -S -o "$BATS_TEST_TMPDIR/out.ll"
@@ -39,4 +69,55 @@ LL="$FIXTURES/local-arrays.ll"
 	run --separate-stderr nv-opt -passes='set-local-array-alignment,function(nosuchpass)' </dev/null
 	assert_equal "$status" 2
 	assert_one_error nv-opt
+}
+
+@test "late-memory runs after the post-unroll cleanup and before codegen at -O1..3, not at -O0" {
+	for o in 1 2 3; do
+		run nvcc-lite --print-pipeline -O$o
+		assert_success
+		assert_output --regexp "post-unroll[^
+]*
+[^
+]*nv-opt -pipeline=late-memory [^
+]*
+[^
+]*nv-llc -O$o -stop-after=codegenprepare"
+	done
+	run nvcc-lite --print-pipeline -O0
+	refute_output --partial late-memory
+}
+
+@test "a local array that stays in local memory: .align 16 depot, written by 12 st.local.v4 (cicc's probe)" {
+	ours local_depot
+	f="$BATS_TEST_TMPDIR/local_depot.ptx"
+	grep -qE '\.local \.align 16 \.b8[[:space:]]+__local_depot0\[192\]' "$f" || fail "$(grep depot "$f")"
+	assert_equal "$(count 'st\.local\.v4' "$f")" 12
+	assert_equal "$(count 'st\.local' "$f")" 12
+	if have_nvcc; then
+		theirs local_depot
+		assert_equal "$(count 'st\.local\.v4' "$f")" "$(count 'st\.local\.v4' "$BATS_TEST_TMPDIR/local_depot.nvcc.ptx")"
+	fi
+	nvcc-lite -arch=sm_90 -O3 -Xcicc -disable-set-local-array-alignment=1 "$FIXTURES/memory.cu" \
+		-o "$BATS_TEST_TMPDIR/off.ptx"
+	assert_equal "$(count 'st\.local\.v4' "$BATS_TEST_TMPDIR/off.ptx")" 0
+}
+
+@test "an aligned loop under #pragma unroll 4 loads and stores with .v4 (cicc's probe)" {
+	ours unroll4_aligned
+	f="$BATS_TEST_TMPDIR/unroll4_aligned.ptx"
+	assert_equal "$(count 'ld\.global(\.nc)?\.v4\.(f32|b32)' "$f")" 1
+	assert_equal "$(count 'st\.global\.v4\.(f32|b32)' "$f")" 1
+	if have_nvcc; then
+		theirs unroll4_aligned
+		n="$BATS_TEST_TMPDIR/unroll4_aligned.nvcc.ptx"
+		[ "$(count 'ld\.global[.a-z]*\.v4' "$f")" -ge "$(count 'ld\.global[.a-z]*\.v4' "$n")" ] || fail "fewer ld.v4 than nvcc"
+		[ "$(count 'st\.global[.a-z]*\.v4' "$f")" -ge "$(count 'st\.global[.a-z]*\.v4' "$n")" ] || fail "fewer st.v4 than nvcc"
+	fi
+}
+
+@test "ptxas accepts the memory probes' PTX" {
+	have_ptxas || skip "ptxas is not installed"
+	ours local_depot
+	run "$(ptxas_bin)" -arch=sm_90 "$BATS_FILE_TMPDIR/memory.ptx" -o /dev/null
+	assert_success
 }
