@@ -115,6 +115,16 @@ theirs() {
 	fi
 }
 
+@test "a loop over a local array is left to nv-unroll, so the array stays in registers (CUB's probe)" {
+	ours local_items
+	run grep -cE '__local_depot|(ld|st)\.local' "$BATS_TEST_TMPDIR/local_items.ptx"
+	assert_output 0
+	run --separate-stderr nvcc-lite -arch=sm_90 -O3 -Xcicc -pass-remarks-missed=nv-vectorize \
+		"$FIXTURES/memory.cu" -o /dev/null
+	assert_success
+	[[ "$stderr" == *"local_items"*"it accesses a local array"* ]] || fail "$stderr"
+}
+
 @test "ptxas accepts the memory probes' PTX" {
 	have_ptxas || skip "ptxas is not installed"
 	ours local_depot
