@@ -2,7 +2,7 @@
 #define NV_MEMORY_H
 /*
  * memory: cicc's memory passes that LLVM lacks, run by name from pipeline
- * text (stdpipe): set-local-array-alignment.
+ * text (stdpipe): set-local-array-alignment, lower-aggr-copies.
  */
 #include <llvm-c/Types.h>
 
@@ -12,5 +12,11 @@
  * where that raises its alignment; a remark per alloca raised.  Nothing
  * under disable-set-local-array-alignment.  The number raised. */
 unsigned nv_memory_align_local_arrays(LLVMModuleRef m);
+
+/* cicc's lower-aggr-copies over every function of m: a memcpy into or out
+ * of a whole local struct or array of at most 16 fields and no padding, and
+ * a memset of one to zero, become a load and store per field, for SROA to
+ * promote.  The number of calls lowered. */
+unsigned nv_memory_lower_aggr_copies(LLVMModuleRef m);
 
 #endif

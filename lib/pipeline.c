@@ -17,8 +17,9 @@
  * pipelines #5 and #8) on the whole module; then per function the loop
  * work -- vectorize, unroll, the cleanup between the two unrolls, the late
  * unroll, the post-unroll cleanup (tier 1 without SimplifyCFG, tier 3 with
- * TailCallElim), the end of cicc's optimizer (set-local-array-alignment,
- * alignment propagation, the load-store vectorizer); then codegen.  At -O1..3 codegen is cut where cicc runs
+ * TailCallElim), the end of cicc's optimizer (lower-aggr-copies,
+ * set-local-array-alignment, alignment propagation, the load-store
+ * vectorizer); then codegen.  At -O1..3 codegen is cut where cicc runs
  * its IR rematerialization: nv-llc stops after LLVM's codegen IR passes
  * (GVN, straight-line and loop strength reduction, CodeGenPrepare), and
  * that half and nv-remat, both per function, run in Phase II; nv-llc goes

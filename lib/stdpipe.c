@@ -39,9 +39,10 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg,tailcallelim)",
 	  "post-unroll at tier 3 (-O3): with TailCallElim, one of the seed's tier-3 extras" },
 	{ "late-memory",
-	  "set-local-array-alignment,function(alignment-from-assumptions,infer-alignment,"
+	  "lower-aggr-copies,function(sroa),set-local-array-alignment,function(alignment-from-assumptions,infer-alignment,"
 	  "instcombine<no-verify-fixpoint>,load-store-vectorizer,instcombine<no-verify-fixpoint>)",
-	  "the end of cicc's optimizer: align local arrays, propagate alignment, vectorize loads and stores" },
+	  "the end of cicc's optimizer: lower aggregate copies, align local arrays, propagate alignment, "
+	  "vectorize loads and stores" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",
@@ -65,6 +66,7 @@ static const struct {
 	unsigned (*run)(LLVMModuleRef m);
 } own[] = {
 	{ "set-local-array-alignment", nv_memory_align_local_arrays },
+	{ "lower-aggr-copies", nv_memory_lower_aggr_copies },
 };
 
 /* The own pass element names (its length len), or -1. */

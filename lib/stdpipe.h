@@ -4,7 +4,7 @@
  * stdpipe: the LLVM standard sub-pipelines that run between NVIDIA stages,
  * by name (cicc's "LLVM standard pipeline #N"), as new-PM pipeline text.
  * A pipeline text may name, at its top level, cicc's passes that LLVM
- * lacks (set-local-array-alignment, lib/memory): they run between the
+ * lacks (set-local-array-alignment, lower-aggr-copies: lib/memory): they run between the
  * LLVM passes around them.
  */
 #include <llvm-c/TargetMachine.h>

@@ -125,6 +125,17 @@ theirs() {
 	[[ "$stderr" == *"local_items"*"it accesses a local array"* ]] || fail "$stderr"
 }
 
+@test "lower-aggr-copies copies a whole local aggregate field by field, and nothing else" {
+	nv-opt -passes=lower-aggr-copies "$FIXTURES/aggr-copies.ll" -S -o "$BATS_TEST_TMPDIR/out.ll"
+	FileCheck "$FIXTURES/aggr-copies.ll" <"$BATS_TEST_TMPDIR/out.ll"
+}
+
+@test "a float4 staged through a local temporary into shared memory leaves no stack frame (cicc's, not clang's)" {
+	ours staged_float4
+	run grep -cE '__local_depot|(ld|st)\.local' "$BATS_TEST_TMPDIR/staged_float4.ptx"
+	assert_output 0
+}
+
 @test "ptxas accepts the memory probes' PTX" {
 	have_ptxas || skip "ptxas is not installed"
 	ours local_depot

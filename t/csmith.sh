@@ -50,6 +50,8 @@ configs=(
 	"vectorize-max|nv-vectorize -vectorizer-min-trip-count=0 -force-target-max-vector-interleave=2 -force-target-max-scalar-interleave=2 -vectorize-fp-reorder=1 \$in -o \$out"
 	"remat|nv-opt -O3 \$in | nv-remat -remat-maxreg-ceiling=1 -remat-ignore-single-cost -remat-max-live-limit=100000 -remat-use-limit=100000 -o \$out"
 	"remat-o0|nv-remat -remat-maxreg-ceiling=1 -remat-ignore-single-cost -remat-max-live-limit=100000 \$in -o \$out"
+	"late-memory|nv-opt -pipeline=late-memory \$in -o \$out"
+	"late-memory-O3|nv-opt -O3 -no-unroll \$in | nv-unroll | nv-opt -pipeline=post-unroll | nv-opt -pipeline=late-memory -o \$out"
 	"split-link|nv-split -n 3 -o \$out.part \$in && nv-link -split-map=\$out.part.map \$out.part.*.bc -o \$out"
 	"chain|nv-link \$in | nv-reflect | nv-inline | nv-opt -O3 -no-unroll -no-vectorize | nv-vectorize | nv-unroll | nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll | nv-remat -remat-maxreg-ceiling=1 -o \$out"
 )
