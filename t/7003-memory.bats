@@ -122,7 +122,7 @@ theirs() {
 	run --separate-stderr nvcc-lite -arch=sm_90 -O3 -Xcicc -pass-remarks-missed=nv-vectorize \
 		"$FIXTURES/memory.cu" -o /dev/null
 	assert_success
-	[[ "$stderr" == *"local_items"*"it accesses a local array"* ]] || fail "$stderr"
+	[[ "$stderr" == *"local_items"*"it accesses a local array aligned to less than 16 bytes"* ]] || fail "$stderr"
 }
 
 @test "lower-aggr-copies copies a whole local aggregate field by field, and nothing else" {
