@@ -25,7 +25,7 @@ static struct nv_strv prints;
 static const struct nv_option opts[] = {
 	{ "passes", NV_OPT_STR, &passes, "TEXT", "run the LLVM new-PM pipeline TEXT" },
 	{ "O", NV_OPT_OLEVEL, &olevel, NULL, "run LLVM's default<On> pipeline" },
-	{ "pipeline", NV_OPT_STR, &named, "NAME", "run a named sub-pipeline (std1, std5, std8, mid-unroll, post-unroll, post-unroll-t1, post-unroll-t3, loop-canon)" },
+	{ "pipeline", NV_OPT_STR, &named, "NAME", "run a named sub-pipeline (std1, std5, std8, mid-unroll, post-unroll, post-unroll-t1, post-unroll-t3, late-memory, loop-canon)" },
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "target for cost models of an NVPTX module (default: the module's target-cpu, else sm_75)" },
 	{ "print", NV_OPT_LIST, &prints, "NAME", "after the pipeline, print an analysis to stderr: cfg, dom, postdom, loops, tripcount, liveness, cost, occupancy, summary (repeatable)" },
 	{ "no-unroll", NV_OPT_FLAG, &no_unroll, NULL, "leave unrolling to nv-unroll: LLVM's unrollers are off, #pragma unroll included" },
@@ -50,7 +50,7 @@ pipeline_text(void)
 		return NULL;
 	p = nv_stdpipe_find(named);
 	if (!p)
-		nv_usage_error("unknown sub-pipeline '%s' (known: std1, std5, std8, mid-unroll, post-unroll, post-unroll-t1, post-unroll-t3, loop-canon)", named);
+		nv_usage_error("unknown sub-pipeline '%s' (known: std1, std5, std8, mid-unroll, post-unroll, post-unroll-t1, post-unroll-t3, late-memory, loop-canon)", named);
 	return xstrdup(p->passes);
 }
 
@@ -58,7 +58,7 @@ static int
 run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm)
 {
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef err;
+	char *err;
 
 	LLVMPassBuilderOptionsSetVerifyEach(po, (int)nv_knob_int(NV_KNOB_VERIFY_EACH));
 	LLVMPassBuilderOptionsSetDebugLogging(po, (int)nv_knob_int(NV_KNOB_DEBUG_PASS_MANAGER));
@@ -72,25 +72,13 @@ run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm)
 	}
 	if (no_unroll)
 		nv_unroll_hide(m);
-	err = LLVMRunPasses(m, text, tm, po);
+	err = nv_stdpipe_run(m, text, tm, po);
 	if (no_unroll)
 		nv_unroll_unhide(m);
 	LLVMDisposePassBuilderOptions(po);
-	if (!err) {
-		/* Passes report some errors as diagnostics and carry on. */
-		char *diag = nv_llvm_error();
-
-		if (diag) {
-			nv_error("pipeline '%s': %s", text, diag);
-			free(diag);
-			return -1;
-		}
-	}
 	if (err) {
-		char *msg = LLVMGetErrorMessage(err);
-
-		nv_error("pipeline '%s': %s", text, msg);
-		LLVMDisposeErrorMessage(msg);
+		nv_error("pipeline '%s': %s", text, err);
+		free(err);
 		return -1;
 	}
 	return 0;

@@ -17,7 +17,9 @@
  * pipelines #5 and #8) on the whole module; then per function the loop
  * work -- vectorize, unroll, the cleanup between the two unrolls, the late
  * unroll, the post-unroll cleanup (tier 1 without SimplifyCFG, tier 3 with
- * TailCallElim); then codegen.  At -O1..3 codegen is cut where cicc runs
+ * TailCallElim), the end of cicc's optimizer (lower-aggr-copies,
+ * set-local-array-alignment, alignment propagation, the load-store
+ * vectorizer); then codegen.  At -O1..3 codegen is cut where cicc runs
  * its IR rematerialization: nv-llc stops after LLVM's codegen IR passes
  * (GVN, straight-line and loop strength reduction, CodeGenPrepare), and
  * that half and nv-remat, both per function, run in Phase II; nv-llc goes
@@ -41,6 +43,7 @@ const struct nv_pipe_step nv_pipe_steps[] = {
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_2, P(O1), "-pipeline=post-unroll-t1", 1, { 0 } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_2, P(O2) | P(OFCMID) | P(OFCMIN), "-pipeline=post-unroll", 1, { 0 } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_2, P(O3), "-pipeline=post-unroll-t3", 1, { 0 } },
+	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_2, OPT | P(OFCMID) | P(OFCMIN), "-pipeline=late-memory", 1, { 0 } },
 	{ "nv-llc", NV_STAGE_LLC, NV_PHASE_2, OPT, "-O%O -stop-after=codegenprepare", 1, { 0 } },
 	{ "nv-remat", NV_STAGE_REMAT, NV_PHASE_2, OPT, "-O%O", 1, { 0 } },
 	{ "nv-llc", NV_STAGE_LLC, NV_PHASE_CODEGEN, OPT, "-O%O -start-after=codegenprepare", 1, { 0 } },

@@ -1,5 +1,6 @@
 #include "stdpipe.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,8 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "diag.h"
+#include "memory.h"
+#include "util.h"
 
 /*
  * The seeds place cicc's standard pipelines #1, #5 and #8 between its own
@@ -35,6 +38,11 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,simplifycfg,"
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg,tailcallelim)",
 	  "post-unroll at tier 3 (-O3): with TailCallElim, one of the seed's tier-3 extras" },
+	{ "late-memory",
+	  "lower-aggr-copies,function(sroa),set-local-array-alignment,function(alignment-from-assumptions,infer-alignment,"
+	  "instcombine<no-verify-fixpoint>,load-store-vectorizer,instcombine<no-verify-fixpoint>)",
+	  "the end of cicc's optimizer: lower aggregate copies, align local arrays, propagate alignment, "
+	  "vectorize loads and stores" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",
@@ -51,24 +59,91 @@ nv_stdpipe_find(const char *name)
 	return NULL;
 }
 
+/* cicc's passes that LLVM lacks, by cicc's names, for the top level of a
+ * pipeline text. */
+static const struct {
+	const char *name;
+	unsigned (*run)(LLVMModuleRef m);
+} own[] = {
+	{ "set-local-array-alignment", nv_memory_align_local_arrays },
+	{ "lower-aggr-copies", nv_memory_lower_aggr_copies },
+};
+
+/* The own pass element names (its length len), or -1. */
+static int
+own_pass(const char *element, size_t len)
+{
+	for (size_t i = 0; i < sizeof(own) / sizeof(*own); i++)
+		if (strlen(own[i].name) == len && !strncmp(own[i].name, element, len))
+			return (int)i;
+	return -1;
+}
+
+/* The length of the top-level element at p: up to a comma outside ()<>. */
+static size_t
+element_len(const char *p)
+{
+	size_t n = 0;
+	int depth = 0;
+
+	for (; p[n] && (depth > 0 || p[n] != ','); n++)
+		depth += (p[n] == '(' || p[n] == '<') - (p[n] == ')' || p[n] == '>');
+	return n;
+}
+
+static char *
+run_llvm(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm, LLVMPassBuilderOptionsRef po)
+{
+	LLVMErrorRef err = LLVMRunPasses(m, text, tm, po);
+	char *msg, *copy;
+
+	if (!err)
+		return nv_llvm_error(); /* passes report some errors as diagnostics */
+	msg = LLVMGetErrorMessage(err);
+	copy = xstrdup(msg);
+	LLVMDisposeErrorMessage(msg);
+	return copy;
+}
+
+char *
+nv_stdpipe_run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm,
+               LLVMPassBuilderOptionsRef po)
+{
+	size_t cap = strlen(text) + 1, used = 0;
+	char *llvm = xmalloc(cap), *err = NULL;
+
+	for (const char *p = text; !err; p++) {
+		size_t len = element_len(p);
+		int k = own_pass(p, len);
+
+		if (k < 0 && len) {
+			used += (size_t)sprintf(llvm + used, "%s%.*s", used ? "," : "", (int)len, p);
+		} else if (used) {
+			err = run_llvm(m, llvm, tm, po);
+			used = 0;
+		}
+		if (k >= 0 && !err)
+			own[k].run(m);
+		p += len;
+		if (!*p)
+			break;
+	}
+	if (used && !err)
+		err = run_llvm(m, llvm, tm, po);
+	free(llvm);
+	return err;
+}
+
 int
 nv_run_pipeline(LLVMModuleRef m, LLVMTargetMachineRef tm, const char *text)
 {
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef err = LLVMRunPasses(m, text, tm, po);
-	char *diag = err ? NULL : nv_llvm_error();
+	char *err = nv_stdpipe_run(m, text, tm, po);
 
 	LLVMDisposePassBuilderOptions(po);
 	if (err) {
-		char *msg = LLVMGetErrorMessage(err);
-
-		nv_error("LLVM pipeline '%s': %s", text, msg);
-		LLVMDisposeErrorMessage(msg);
-		return -1;
-	}
-	if (diag) {
-		nv_error("LLVM pipeline '%s': %s", text, diag);
-		free(diag);
+		nv_error("LLVM pipeline '%s': %s", text, err);
+		free(err);
 		return -1;
 	}
 	return 0;

@@ -266,6 +266,16 @@ scan(LLVMModuleRef m, const struct nv_loops *ls, unsigned l, struct facts *f)
 				       "(an access of a vector or aggregate type is already wide)");
 				continue;
 			}
+			LLVMValueRef obj = underlying(LLVMGetOperand(i, op == LLVMLoad ? 0 : 1));
+			if (LLVMIsAAllocaInst(obj) && LLVMGetAlignment(obj) < WIDE_BYTES) {
+				refuse(f, "VectorizationNotBeneficial",
+				       "the cost-model indicates that vectorization is not beneficial "
+				       "(it accesses a local array aligned to less than 16 bytes: nv-unroll "
+				       "unrolls the loop so that SROA keeps the array in registers, where "
+				       "a vector loop versioned on the array's address would keep it in "
+				       "local memory)");
+				continue;
+			}
 			unsigned long long sz = LLVMStoreSizeOfType(td, ty);
 			if (sz > f->widest)
 				f->widest = (unsigned)sz;

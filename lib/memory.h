@@ -1,0 +1,22 @@
+#ifndef NV_MEMORY_H
+#define NV_MEMORY_H
+/*
+ * memory: cicc's memory passes that LLVM lacks, run by name from pipeline
+ * text (stdpipe): set-local-array-alignment, lower-aggr-copies.
+ */
+#include <llvm-c/Types.h>
+
+/* cicc's set-local-array-alignment over every function of m: each alloca
+ * of a statically sized array gets the largest power of two that divides
+ * its size, at most 16 (16 itself under use-max-local-array-alignment),
+ * where that raises its alignment; a remark per alloca raised.  Nothing
+ * under disable-set-local-array-alignment.  The number raised. */
+unsigned nv_memory_align_local_arrays(LLVMModuleRef m);
+
+/* cicc's lower-aggr-copies over every function of m: a memcpy into or out
+ * of a whole local struct or array of at most 16 fields and no padding, and
+ * a memset of one to zero, become a load and store per field, for SROA to
+ * promote.  The number of calls lowered. */
+unsigned nv_memory_lower_aggr_copies(LLVMModuleRef m);
+
+#endif

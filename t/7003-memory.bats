@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# cicc's memory passes: set-local-array-alignment in nv-opt's pipeline text,
+# the late-memory sub-pipeline, and the v4 accesses they give nvcc-lite.
+
+load helper
+
+LL="$FIXTURES/local-arrays.ll"
+
+# count REGEX FILE: lines of FILE matching the ERE.
+count() {
+	grep -cE "$1" "$2" || true
+}
+
+have_nvcc() {
+	command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
+}
+
+nvcc_bin() {
+	command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc
+}
+
+# ours KERNEL: the memory fixture through nvcc-lite -O3 for sm_90 (the shim,
+# so the result is the same with and without CUDA), that kernel's PTX only.
+ours() {
+	[ -f "$BATS_FILE_TMPDIR/memory.ptx" ] ||
+		CUDA_PATH=/nonexistent nvcc-lite -arch=sm_90 -O3 "$FIXTURES/memory.cu" \
+			-o "$BATS_FILE_TMPDIR/memory.ptx"
+	awk -v k="$1(" '/^\.visible \.entry/ { p = ($3 == k) } p' "$BATS_FILE_TMPDIR/memory.ptx" \
+		>"$BATS_TEST_TMPDIR/$1.ptx"
+}
+
+theirs() {
+	"$(nvcc_bin)" -ptx -arch=sm_90 -O3 "$FIXTURES/memory.cu" -o "$BATS_TEST_TMPDIR/nvcc.ptx"
+	awk -v k="$1(" '/^\.visible \.entry/ { p = ($3 == k) } p' "$BATS_TEST_TMPDIR/nvcc.ptx" \
+		>"$BATS_TEST_TMPDIR/$1.nvcc.ptx"
+}
+
+@test "set-local-array-alignment gives an array the largest power of two dividing its size, at most 16" {
+	nv-opt -passes=set-local-array-alignment "$LL" -S -o "$BATS_TEST_TMPDIR/out.ll"
+	FileCheck --check-prefix=DEFAULT "$LL" <"$BATS_TEST_TMPDIR/out.ll"
+}
+
+@test "use-max-local-array-alignment aligns every static array to 16; disable-set-local-array-alignment none" {
+	nv-opt -use-max-local-array-alignment=1 -passes=set-local-array-alignment "$LL" -S |
+		FileCheck --check-prefix=MAX "$LL"
+	nv-opt -disable-set-local-array-alignment=1 -passes=set-local-array-alignment "$LL" -S \
+		-o "$BATS_TEST_TMPDIR/off.ll"
+	run grep -c 'alloca.*align 16' "$BATS_TEST_TMPDIR/off.ll"
+	assert_output 0
+}
+
+@test "each local array raised is a remark of set-local-array-alignment" {
+	run --separate-stderr nv-opt -pass-remarks=set-local-array-alignment \
+		-passes=set-local-array-alignment "$LL" -o /dev/null
+	assert_success
+	[[ "$stderr" == *"local array of 192 bytes aligned to 16 (was 4) [-pass-remarks=set-local-array-alignment]"* ]] ||
+		fail "$stderr"
+	[ "$(grep -c 'aligned to' <<<"$stderr")" -eq 6 ] || fail "$stderr"
+}
+
+@test "our passes run in order between LLVM passes of one pipeline text" {
+	# instcombine would raise an alloca to its type's alignment only;
+	# sroa after the alignment pass keeps what it set on a kept alloca.
+	run --separate-stderr nv-opt -debug-pass-manager=1 \
+		-passes='function(instcombine),set-local-array-alignment,function(sroa)' "$LL" -S
+	assert_success
+	assert_output --partial '%f48 = alloca [48 x float], align 16'
+	[[ "$stderr" == *InstCombinePass*SROAPass* ]] || fail "$stderr"
+	run --separate-stderr nv-opt -passes='set-local-array-alignment,function(nosuchpass)' </dev/null
+	assert_equal "$status" 2
+	assert_one_error nv-opt
+}
+
+@test "late-memory runs after the post-unroll cleanup and before codegen at -O1..3, not at -O0" {
+	for o in 1 2 3; do
+		run nvcc-lite --print-pipeline -O$o
+		assert_success
+		assert_output --regexp "post-unroll[^
+]*
+[^
+]*nv-opt -pipeline=late-memory [^
+]*
+[^
+]*nv-llc -O$o -stop-after=codegenprepare"
+	done
+	run nvcc-lite --print-pipeline -O0
+	refute_output --partial late-memory
+}
+
+@test "a local array that stays in local memory: .align 16 depot, written by 12 st.local.v4 (cicc's probe)" {
+	ours local_depot
+	f="$BATS_TEST_TMPDIR/local_depot.ptx"
+	grep -qE '\.local \.align 16 \.b8[[:space:]]+__local_depot0\[192\]' "$f" || fail "$(grep depot "$f")"
+	assert_equal "$(count 'st\.local\.v4' "$f")" 12
+	assert_equal "$(count 'st\.local' "$f")" 12
+	if have_nvcc; then
+		theirs local_depot
+		assert_equal "$(count 'st\.local\.v4' "$f")" "$(count 'st\.local\.v4' "$BATS_TEST_TMPDIR/local_depot.nvcc.ptx")"
+	fi
+	nvcc-lite -arch=sm_90 -O3 -Xcicc -disable-set-local-array-alignment=1 "$FIXTURES/memory.cu" \
+		-o "$BATS_TEST_TMPDIR/off.ptx"
+	assert_equal "$(count 'st\.local\.v4' "$BATS_TEST_TMPDIR/off.ptx")" 0
+}
+
+@test "an aligned loop under #pragma unroll 4 loads and stores with .v4 (cicc's probe)" {
+	ours unroll4_aligned
+	f="$BATS_TEST_TMPDIR/unroll4_aligned.ptx"
+	assert_equal "$(count 'ld\.global(\.nc)?\.v4\.(f32|b32)' "$f")" 1
+	assert_equal "$(count 'st\.global\.v4\.(f32|b32)' "$f")" 1
+	if have_nvcc; then
+		theirs unroll4_aligned
+		n="$BATS_TEST_TMPDIR/unroll4_aligned.nvcc.ptx"
+		[ "$(count 'ld\.global[.a-z]*\.v4' "$f")" -ge "$(count 'ld\.global[.a-z]*\.v4' "$n")" ] || fail "fewer ld.v4 than nvcc"
+		[ "$(count 'st\.global[.a-z]*\.v4' "$f")" -ge "$(count 'st\.global[.a-z]*\.v4' "$n")" ] || fail "fewer st.v4 than nvcc"
+	fi
+}
+
+@test "a loop over a local array is left to nv-unroll, so the array stays in registers (CUB's probe)" {
+	ours local_items
+	run grep -cE '__local_depot|(ld|st)\.local' "$BATS_TEST_TMPDIR/local_items.ptx"
+	assert_output 0
+	run --separate-stderr nvcc-lite -arch=sm_90 -O3 -Xcicc -pass-remarks-missed=nv-vectorize \
+		"$FIXTURES/memory.cu" -o /dev/null
+	assert_success
+	[[ "$stderr" == *"local_items"*"it accesses a local array aligned to less than 16 bytes"* ]] || fail "$stderr"
+}
+
+@test "lower-aggr-copies copies a whole local aggregate field by field, and nothing else" {
+	nv-opt -passes=lower-aggr-copies "$FIXTURES/aggr-copies.ll" -S -o "$BATS_TEST_TMPDIR/out.ll"
+	FileCheck "$FIXTURES/aggr-copies.ll" <"$BATS_TEST_TMPDIR/out.ll"
+}
+
+@test "a float4 staged through a local temporary into shared memory leaves no stack frame (cicc's, not clang's)" {
+	ours staged_float4
+	run grep -cE '__local_depot|(ld|st)\.local' "$BATS_TEST_TMPDIR/staged_float4.ptx"
+	assert_output 0
+}
+
+@test "ptxas accepts the memory probes' PTX" {
+	have_ptxas || skip "ptxas is not installed"
+	ours local_depot
+	run "$(ptxas_bin)" -arch=sm_90 "$BATS_FILE_TMPDIR/memory.ptx" -o /dev/null
+	assert_success
+}
