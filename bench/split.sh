@@ -45,10 +45,12 @@ while [ "$r" -lt "$runs" ]; do
 done
 cmp -s "$out/split/split1.ptx" "$out/split/split2.ptx" || echo "bench/split.sh: -split-compile=1 and =2 differ!" >&2
 # After Phase I, in the last run: the split, the longest part, and the join
-# with codegen (each the longest stage of its chain, spawn to exit)
+# with codegen (each chain's time: the sum of its steps' own wall times)
 phase2() {
-	awk -F' , ' '/\(split\)/ { if ($7 > s) s = $7 } /\(phase II/ { if ($7 > p) p = $7 }
-		/\(join\)/ { if ($7 > j) j = $7 } END { printf "%.0f", s + p + j }' "$1"
+	awk -F' , ' '$8 != "ms" { next }
+		/\(split\)/ { s += $7 } /\(join, codegen\)/ { j += $7 }
+		match($2, /\(phase II( part [0-9]+)?\)$/) { part[substr($2, RSTART)] += $7 }
+		END { for (k in part) if (part[k] > p) p = part[k]; printf "%.0f", s + p + j }' "$1"
 }
 awk -v p1="$(phase2 "$out/split/time1.csv")" -v p2="$(phase2 "$out/split/time2.csv")" -v n="$(grep -c __global__ "$src")" '
 { t[$1] = t[$1] " " $2 }
