@@ -1322,7 +1322,7 @@ start(struct chain *c)
 
 	if (o.verbose)
 		show_chain(stderr, c, "");
-	rc = nv_chain_start(&c->run, c->argv, c->n, in_fd, -1);
+	rc = nv_chain_start(&c->run, c->argv, c->n, in_fd, -1, -1);
 	close(in_fd);
 	return rc;
 }
@@ -1533,7 +1533,7 @@ header_cache(struct plan *p, struct nv_strv *paths)
 	struct nv_strv *av;
 	struct chain c = { .label = "header cache" };
 	char *dir, *err;
-	int off = 0, rc, fd, saved, nul;
+	int off = 0, rc, fd, nul;
 	struct stat st;
 
 	if (o.no_cache || !(dir = nv_pch_dir()))
@@ -1577,13 +1577,8 @@ header_cache(struct plan *p, struct nv_strv *paths)
 	}
 	if (o.verbose)
 		show_chain(stderr, &c, "");
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fd, 2);
 	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	rc = nv_chain_start(&c.run, c.argv, c.n, nul, -1);
-	dup2(saved, 2);
-	close(saved);
+	rc = nv_chain_start(&c.run, c.argv, c.n, nul, -1, fd);
 	close(fd);
 	close(nul);
 	while (!rc && c.run.alive > 0)

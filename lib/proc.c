@@ -191,7 +191,7 @@ nv_chain_wait(int block)
 }
 
 int
-nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int out_fd)
+nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int out_fd, int err_fd)
 {
 	int prev = in_fd;
 
@@ -231,6 +231,8 @@ nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int
 			posix_spawn_file_actions_adddup2(&fa, prev, 0);
 		if (out >= 0)
 			posix_spawn_file_actions_adddup2(&fa, out, 1);
+		if (err_fd >= 0)
+			posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
 		clock_gettime(CLOCK_MONOTONIC, &c->t0[i]);
 		rc = posix_spawn(&c->pid[i], argvs[i][0], &fa, &sa, argvs[i], environ);
 		posix_spawn_file_actions_destroy(&fa);
@@ -321,7 +323,7 @@ int
 nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
 {
 	struct nv_chain c;
-	int rc = nv_chain_start(&c, argvs, n, in_fd, out_fd);
+	int rc = nv_chain_start(&c, argvs, n, in_fd, out_fd, -1);
 
 	while (c.alive > 0) {
 		struct nv_chain *w = nv_chain_wait(1);

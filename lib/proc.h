@@ -29,9 +29,11 @@ char *nv_spawn_find(const char *prog, const char *dir);
  * writing out_fd (-1: inherit).  Returns 0 when every program exited 0;
  * otherwise prints which one failed and how, and returns -1. */
 int nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd);
-/* Start argvs[0] | ... | argvs[n-1] without waiting; 0, or -1 after
- * reporting a program that could not be started (the rest are stopped). */
-int nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int out_fd);
+/* Start argvs[0] | ... | argvs[n-1] without waiting, every program's
+ * standard error on err_fd (-1: inherit); 0, or -1 after reporting a
+ * program that could not be started (the rest are stopped). */
+int nv_chain_start(struct nv_chain *c, char **const *argvs, size_t n, int in_fd, int out_fd,
+                   int err_fd);
 /* Reap one child of any chain (blocking or not) and return its chain;
  * NULL when nothing was reaped. */
 struct nv_chain *nv_chain_wait(int block);

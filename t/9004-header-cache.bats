@@ -190,3 +190,43 @@ EOF2
 	[ -z "$stderr" ] || fail "progress on a non-terminal: $stderr"
 	cmp tty.ptx file.ptx
 }
+
+@test "a damaged or busy cache entry is no error: rebuilt, taken over, or gone without" {
+	nvcc-lite -no-cache -arch=sm_90 saxpy.cu -o plain.ptx
+	nvcc-lite -arch=sm_90 saxpy.cu -o a.ptx
+	list=$(ls cache/fe-*.list)
+	# garbage, then an empty list: the entry is built again
+	for bad in 'garbage' ''; do
+		printf '%s' "$bad" >"$list"
+		run --separate-stderr nvcc-lite -v -arch=sm_90 saxpy.cu -o b.ptx
+		assert_success
+		grep -q -- '-emit-pch' <<<"$stderr" || fail "a damaged list was trusted"
+		cmp plain.ptx b.ptx
+		head -1 "$list" | grep -qx 'nv-pch 1'
+	done
+	# a build in progress elsewhere: this compile goes without the cache
+	rm "$list"
+	lock=${list%.list}.lock
+	: >"$lock"
+	run --separate-stderr nvcc-lite -v -arch=sm_90 saxpy.cu -o c.ptx
+	assert_success
+	! grep -q -- '-include-pch\|-emit-pch' <<<"$stderr" || fail "a held lock was ignored"
+	cmp plain.ptx c.ptx
+	[ -e "$lock" ] || fail "another compile's lock was removed"
+	# a lock left by a build that was killed long ago is taken over
+	touch -d '10 minutes ago' "$lock"
+	nvcc-lite -arch=sm_90 saxpy.cu -o d.ptx
+	[ -f "$list" ] && [ ! -e "$lock" ]
+	cmp plain.ptx d.ptx
+}
+
+@test "headers the front end cannot precompile: the compile says so once, and nothing is cached" {
+	printf '#error this header is broken\n' >bad.h
+	run --separate-stderr nvcc-lite -arch=sm_90 -Xclang -include -Xclang bad.h saxpy.cu -o out.ptx
+	assert_failure 1
+	[ "$(grep -c ': error: ' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	[[ "$stderr" == *"bad.h:1:2: error: this header is broken"* ]] || fail "$stderr"
+	[ ! -e out.ptx ]
+	[ "$(entries_in cache)" -eq 0 ]
+	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*' -o -name '*.list')" ]
+}
