@@ -14,13 +14,13 @@
 #include "util.h"
 
 static const char *libdevice; /* "" = search for it */
-static int internalize, cudafe;
-static const char *split_map;
+static int internalize;
+static const char *cudafe, *split_map; /* cudafe: "" or "nvcc" (names as nvcc's), "clang" */
 
 static const struct nv_option opts[] = {
 	{ "libdevice", NV_OPT_OPTSTR, &libdevice, "PATH", "link the libdevice functions the module calls, from PATH or $CUDA_PATH/nvvm/libdevice (default CUDA_PATH /usr/local/cuda)" },
 	{ "internalize", NV_OPT_FLAG, &internalize, NULL, "whole-program mode, as nvcc without -rdc: every function but the kernels becomes internal (variables stay visible to the host)" },
-	{ "cudafe", NV_OPT_FLAG, &cudafe, NULL, "the module is clang's CUDA front end output: give it nvcc's device ABI (__managed__ variables marked managed, static kernels named as nvcc names them)" },
+	{ "cudafe", NV_OPT_OPTSTR, &cudafe, "nvcc|clang", "the module is clang's CUDA front end output: give it nvcc's device ABI (__managed__ variables marked managed; static kernels named as nvcc names them, or as clang does with =clang, for a host side compiled by clang)" },
 	{ "split-map", NV_OPT_STR, &split_map, "FILE", "the inputs are nv-split's parts, in any order: join them function by function and restore the linkage FILE records" },
 	{ NULL },
 };
@@ -105,6 +105,8 @@ main(int argc, char **argv)
 	if (split_map ? join_parts(ctx, &cli, &m) : nv_io_read_module(ctx, cli.input[0], &m))
 		nv_exit(NV_EXIT_ERROR);
 	/* device code: another target is refused before any work, not by nv-llc at the end */
+	if (cudafe && *cudafe && strcmp(cudafe, "nvcc") && strcmp(cudafe, "clang"))
+		nv_usage_error("invalid value '%s' for -cudafe: expected nvcc or clang", cudafe);
 	rc = cudafe && nv_target_check(m);
 	for (size_t i = 1; i < cli.ninput && !rc && !split_map; i++) {
 		LLVMModuleRef src;
@@ -113,7 +115,7 @@ main(int argc, char **argv)
 		     nv_link_modules(m, src, strcmp(cli.input[i], "-") ? cli.input[i] : "<stdin>");
 	}
 	if (!rc && cudafe) {
-		unsigned n = nv_link_cudafe(m);
+		unsigned n = nv_link_cudafe(m, !strcmp(cudafe, "clang"));
 
 		nv_remark(NV_REMARK_ANALYSIS, "nv-link", "Cudafe", NULL,
 		          "%u managed variables or static kernels given nvcc's ABI", n);

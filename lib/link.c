@@ -376,8 +376,8 @@ mark_extern_kernels(LLVMModuleRef m)
 }
 
 unsigned
-nv_link_cudafe(LLVMModuleRef m)
+nv_link_cudafe(LLVMModuleRef m, int clang_names)
 {
-	return lower_managed(m) + rename_static_kernels(m) + define_cxa_virtual(m) +
+	return lower_managed(m) + (clang_names ? 0 : rename_static_kernels(m)) + define_cxa_virtual(m) +
 	       mark_extern_kernels(m);
 }

@@ -37,9 +37,10 @@ unsigned nv_link_internalize(LLVMModuleRef m);
 unsigned nv_drop_unused_internals(LLVMModuleRef m);
 /* What nvcc's cudafe++ gives device code that clang's front end does not:
  * __managed__ variables (annotate("nvvm.managed")) marked managed for
- * NVPTX, static kernels named as nvcc names them, __cxa_pure_virtual
+ * NVPTX, static kernels named as nvcc names them (unless clang_names: the
+ * host side is clang's and registers clang's names), __cxa_pure_virtual
  * defined (a trap), kernels of other files launched from device code
  * declared kernels.  Returns how many changed. */
-unsigned nv_link_cudafe(LLVMModuleRef m);
+unsigned nv_link_cudafe(LLVMModuleRef m, int clang_names);
 
 #endif

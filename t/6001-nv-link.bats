@@ -114,3 +114,29 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	grep -o '^define [^(]*@__nv_[a-z_0-9]*' "$BATS_TEST_TMPDIR/a.ll" | grep -o '@.*' | sort >"$BATS_TEST_TMPDIR/ours"
 	diff "$BATS_TEST_TMPDIR/ours" "$BATS_TEST_TMPDIR/theirs"
 }
+
+@test "-cudafe names a static kernel as nvcc does; -cudafe=clang keeps clang's name for clang's host side" {
+	cat >"$BATS_TEST_TMPDIR/s.ll" <<-'EOF2'
+		target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+		target triple = "nvptx64-nvidia-cuda"
+		define internal ptx_kernel void @_ZL2ksPi(ptr %p) {
+		  ret void
+		}
+		define ptx_kernel void @_Z1kPi(ptr %p) {
+		  ret void
+		}
+	EOF2
+	run nv-link -cudafe -S "$BATS_TEST_TMPDIR/s.ll"
+	assert_success
+	assert_output --partial "@_Z2ksPi("
+	refute_output --partial "@_ZL2ksPi("
+	run nv-link -cudafe=nvcc -S "$BATS_TEST_TMPDIR/s.ll"
+	assert_output --partial "@_Z2ksPi("
+	run nv-link -cudafe=clang -S "$BATS_TEST_TMPDIR/s.ll"
+	assert_success
+	assert_output --partial "@_ZL2ksPi("
+	refute_output --partial "@_Z2ksPi("
+	run --separate-stderr nv-link -cudafe=gcc -S "$BATS_TEST_TMPDIR/s.ll"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nv-link: error: invalid value 'gcc' for -cudafe: expected nvcc or clang"
+}
