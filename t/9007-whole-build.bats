@@ -1,0 +1,276 @@
+#!/usr/bin/env bats
+# nvcc-lite builds whole programs as nvcc does: -c objects with our device
+# code in an embedded fatbin, -fatbin, links with cudart, -dc/-rdc and
+# device links with nvlink, a Makefile of three sources under make -j3.
+# Nothing here runs a GPU: objects and programs are read with readelf and
+# nm.  Needs CUDA (ptxas, fatbinary, nvlink, cudart); without it only the
+# one-line refusal is checked.
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	cat >k.cu <<-'EOF'
+		#include <cstdio>
+		__global__ void scale(float *x, float a) { x[threadIdx.x] *= a; }
+		static __global__ void bump(int *x) { x[threadIdx.x] += 1; }
+		template <typename T> __global__ void fill(T *x, T v) { x[threadIdx.x] = v; }
+		int main()
+		{
+			float *f; int *i;
+			cudaMalloc(&f, 128); cudaMalloc(&i, 128);
+			scale<<<1, 32>>>(f, 2.0f);
+			bump<<<1, 32>>>(i);
+			fill<<<1, 32>>>(i, 7);
+			printf("%d\n", (int)cudaDeviceSynchronize());
+			return 0;
+		}
+	EOF
+}
+
+have_cuda() {
+	local r=${CUDA_PATH:-/usr/local/cuda}
+	[ -x "$r/bin/ptxas" ] && [ -x "$r/bin/fatbinary" ] && [ -x "$r/bin/nvlink" ] &&
+		[ -f "$r/lib64/libcudart_static.a" ]
+}
+
+need_cuda() {
+	have_cuda || skip "needs CUDA (ptxas, fatbinary, nvlink, cudart)"
+}
+
+@test "-c writes a host object whose fatbin holds our kernels, registered under clang's names" {
+	need_cuda
+	run --separate-stderr nvcc-lite -c -arch=sm_90 k.cu
+	assert_success
+	assert_equal "$stderr" ""
+	assert_file_exists k.o
+	run readelf -SW k.o
+	assert_output --partial ".nv_fatbin"
+	run nm k.o
+	assert_output --partial "U __cudaRegisterFatBinary"
+	assert_output --partial "U __cudaRegisterFunction"
+	assert_output --regexp "T main"
+	# the names the host registers are the names in the cubin
+	run strings k.o
+	assert_output --partial "_Z5scalePff"
+	assert_output --partial "_ZL4bumpPi"
+	assert_output --partial "_Z4fillIiEvPT_S0_"
+}
+
+@test "-keep keeps the PTX of each virtual arch, the cubin of each GPU and the fatbin" {
+	need_cuda
+	run nvcc-lite -c -keep -gencode arch=compute_80,code=sm_80 \
+		-gencode 'arch=compute_90,code=[sm_90,compute_90]' k.cu -o k.o
+	assert_success
+	assert_file_exists k.o
+	for f in k.compute_80.ptx k.compute_90.ptx k.sm_80.cubin k.sm_90.cubin k.fatbin; do
+		assert_file_exists "$f"
+	done
+	grep -q '^\.target sm_80' k.compute_80.ptx
+	grep -q '^\.target sm_90' k.compute_90.ptx
+	# our PTX, with clang's name for the static kernel
+	grep -q '\.entry _ZL4bumpPi' k.compute_90.ptx
+	run readelf -h k.sm_80.cubin
+	assert_output --partial "NVIDIA CUDA"
+	# the fatbin holds both cubins and the one PTX that was asked for
+	run nvcc-lite -dryrun -c -gencode arch=compute_80,code=sm_80 \
+		-gencode 'arch=compute_90,code=[sm_90,compute_90]' k.cu
+	assert_output --regexp "fatbinary -64 --create [^ ]*k.fatbin --image3=kind=elf,sm=80,file=[^ ]*k.sm_80.cubin --image3=kind=elf,sm=90,file=[^ ]*k.sm_90.cubin --image3=kind=ptx,sm=90,file=[^ ]*k.compute_90.ptx"
+	refute_output --partial "kind=ptx,sm=80"
+}
+
+@test "-arch, -code and -gencode mean what they mean to nvcc" {
+	run nvcc-lite -dryrun -c -arch=compute_80 k.cu
+	assert_success
+	refute_output --partial "ptxas"
+	assert_output --regexp "--image3=kind=ptx,sm=80,"
+	run nvcc-lite -dryrun -c -arch=compute_80 -code=sm_80,sm_90 k.cu
+	assert_output --regexp "ptxas -arch=sm_80 .*ptxas -arch=sm_90"
+	refute_output --partial "kind=ptx"
+	run --separate-stderr nvcc-lite -c -gencode arch=sm_90,code=sm_90 k.cu
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+	run --separate-stderr nvcc-lite -c -gencode arch=compute_90,code=sm_80 k.cu
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+	assert_file_not_exists k.o
+}
+
+@test "nvcc-lite links objects into a program with cudart static (the default), shared or none" {
+	need_cuda
+	nvcc-lite -c -arch=sm_90 k.cu -o k.o
+	run nvcc-lite k.o -o app
+	assert_success
+	run readelf -d app
+	refute_output --partial "libcudart.so"
+	nm app | grep -q 'T cudaLaunchKernel'
+	run nvcc-lite -cudart shared k.o -o app2
+	assert_success
+	run readelf -d app2
+	assert_output --partial "libcudart.so"
+	run --separate-stderr nvcc-lite -cudart none k.o -o app3
+	assert_equal "$status" 1
+	assert_file_not_exists app3
+	run nvcc-lite -cudart=none k.o -o app3 -L/usr/local/cuda/lib64 -lcudart
+	assert_success
+	run readelf -d app3
+	assert_output --partial "libcudart.so"
+}
+
+@test "one step from sources to a program, a.out by default, with a .cpp compiled by the host compiler" {
+	need_cuda
+	cat >host.cpp <<-'EOF'
+		int twice(int v) { return 2 * v; }
+	EOF
+	run nvcc-lite -arch=sm_90 k.cu host.cpp
+	assert_success
+	assert_file_exists a.out
+	nm a.out | grep -q '_Z5twicei'
+	nm a.out | grep -q 'T main'
+	# no object of the one-step build is left behind
+	assert_file_not_exists k.o
+	assert_file_not_exists host.o
+}
+
+@test "-dc objects are device-linked by nvlink when the program is linked" {
+	need_cuda
+	cat >a.cu <<-'EOF'
+		__device__ int twice(int);
+		__global__ void k(int *x) { x[threadIdx.x] = twice(threadIdx.x); }
+		int main() { int *d; cudaMalloc(&d, 128); k<<<1, 32>>>(d); return cudaDeviceSynchronize(); }
+	EOF
+	cat >b.cu <<-'EOF'
+		__device__ int twice(int v) { return 2 * v; }
+	EOF
+	nvcc-lite -dc -arch=sm_90 a.cu
+	nvcc-lite -rdc=true -c -arch=sm_90 b.cu
+	run readelf -SW a.o
+	assert_output --partial "__nv_relfatbin"
+	run nvcc-lite -arch=sm_90 a.o b.o -o app
+	assert_success
+	nm app | grep -q '__cudaRegisterLinkedBinary'
+	# without b.o the device link names what is missing, and writes nothing
+	run --separate-stderr nvcc-lite -arch=sm_90 a.o -o app2
+	assert_equal "$status" 1
+	assert_output ""
+	[[ "$stderr" == *"_Z5twicei"* ]]
+	assert_file_not_exists app2
+}
+
+@test "-dlink writes the device link of -dc objects as one host object" {
+	need_cuda
+	cat >a.cu <<-'EOF'
+		__device__ int twice(int);
+		__global__ void k(int *x) { x[threadIdx.x] = twice(threadIdx.x); }
+	EOF
+	cat >b.cu <<-'EOF'
+		__device__ int twice(int v) { return 2 * v; }
+	EOF
+	nvcc-lite -dc -arch=sm_90 a.cu b.cu
+	run nvcc-lite -dlink -arch=sm_90 a.o b.o -o dl.o
+	assert_success
+	run nm dl.o
+	assert_output --regexp "T __cudaRegisterLinkedBinary"
+}
+
+@test "a kernel launching a kernel builds with -rdc=true and links libcudadevrt" {
+	need_cuda
+	cat >dp.cu <<-'EOF'
+		__global__ void child(int *x) { x[threadIdx.x] = 1; }
+		__global__ void parent(int *x) { child<<<1, 32>>>(x); }
+		int main() { int *d; cudaMalloc(&d, 128); parent<<<1, 1>>>(d); return cudaDeviceSynchronize(); }
+	EOF
+	run nvcc-lite -rdc=true -arch=sm_90 dp.cu -o dp
+	assert_success
+	assert_file_exists dp
+}
+
+@test "-fatbin writes a fatbin of our device code" {
+	need_cuda
+	run nvcc-lite -fatbin -arch=sm_90 k.cu
+	assert_success
+	assert_file_exists k.fatbin
+	# fatbin magic 0xBA55ED50, little-endian
+	run od -An -tx4 -N4 k.fatbin
+	assert_output --partial "ba55ed50"
+}
+
+@test "-dryrun prints every command, ours and CUDA's, and the script builds the program" {
+	need_cuda
+	run --separate-stderr nvcc-lite -dryrun -arch=sm_90 k.cu -o app
+	assert_success
+	for tool in clang-22 nv-link nv-llc ptxas fatbinary "--cuda-host-only"; do
+		assert_output --partial "$tool"
+	done
+	assert_file_not_exists app
+	printf '%s\n' "$output" >build.sh
+	run sh build.sh
+	assert_success
+	assert_file_exists app
+	nm app | grep -q 'T main'
+}
+
+@test "-MD with -c writes the object's dependency file" {
+	need_cuda
+	run nvcc-lite -c -MD -arch=sm_90 k.cu -o obj.o
+	assert_success
+	assert_file_exists obj.d
+	run head -1 obj.d
+	assert_output --regexp "^obj.o: .*k.cu"
+}
+
+@test "a Makefile of three sources builds with make -j3" {
+	need_cuda
+	for n in 1 2 3; do
+		cat >"s$n.cu" <<-EOF
+			__global__ void k$n(int *x) { x[threadIdx.x] = $n; }
+			void launch$n(int *d) { k$n<<<1, 32>>>(d); }
+		EOF
+	done
+	cat >main.cu <<-'EOF'
+		void launch1(int *); void launch2(int *); void launch3(int *);
+		int main() { int *d; cudaMalloc(&d, 128); launch1(d); launch2(d); launch3(d); return cudaDeviceSynchronize(); }
+	EOF
+	cat >Makefile <<-'EOF'
+		NVCC = nvcc-lite
+		OBJ = s1.o s2.o s3.o main.o
+		app: $(OBJ)
+			$(NVCC) -arch=sm_90 $(OBJ) -o $@
+		%.o: %.cu
+			$(NVCC) -arch=sm_90 -MMD -c $< -o $@
+		-include $(OBJ:.o=.d)
+	EOF
+	run make -j3
+	assert_success
+	assert_file_exists app
+	for n in 1 2 3; do
+		nm app | grep -q "_Z16__device_stub__k${n}Pi"
+		assert_file_exists "s$n.d"
+	done
+	run make -q app
+	assert_success
+}
+
+@test "without CUDA, -c and linking fail with one line naming what is missing" {
+	run --separate-stderr env CUDA_PATH=/nonexistent nvcc-lite -c -arch=sm_90 k.cu
+	assert_equal "$status" 1
+	assert_one_error nvcc-lite
+	[[ "$stderr" == *CUDA* ]]
+	assert_file_not_exists k.o
+	run --separate-stderr env CUDA_PATH=/nonexistent nvcc-lite -arch=sm_90 k.cu -o app
+	assert_equal "$status" 1
+	assert_one_error nvcc-lite
+	assert_file_not_exists app
+}
+
+@test "flags that need a link or one output refuse what cannot be, in one line" {
+	run --separate-stderr nvcc-lite -c k.cu k.cu -o x.o
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+	run --separate-stderr nvcc-lite -ptx -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 k.cu
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+	run --separate-stderr nvcc-lite -cudart static2 k.o
+	assert_equal "$status" 2
+	assert_one_error nvcc-lite
+}
