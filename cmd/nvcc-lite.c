@@ -20,6 +20,7 @@
 
 #include "cuda.h"
 #include "diag.h"
+#include "driver.h"
 #include "io.h"
 #include "jobserver.h"
 #include "knobs.h"
@@ -36,471 +37,6 @@
 #ifndef NV_VERSION
 #define NV_VERSION "0.1"
 #endif
-
-enum out_kind { OUT_PTX, OUT_CUBIN, OUT_LLVM };
-
-static struct {
-	const char *input, *output, *arch, *keep_dir, *save_remarks;
-	const char *std, *ccbin;  /* -std=c++17; -ccbin (its include dir reaches the front end) */
-	int lang_cu, device_debug, no_warnings, res_usage, rdc;
-	const char *dep_file, *dep_target; /* -MF, -MT */
-	enum out_kind out;
-	const char *time_file;
-	int olevel, fc, verbose, dryrun, keep, lineinfo, help, version, list_knobs, print_pipeline;
-	int deps, dep_phony, dep_quote; /* -MD (1) or -MMD (2); -MP; no -MT */
-	int ftz, prec_div, prec_sqrt, fmad, fast_math; /* -1: not given */
-	int jobserver, no_cache;
-	long long maxreg, split_compile; /* split_compile -1: not given, 0: CPUs */
-	struct nv_strv cpp;     /* -I -D -U for the front end */
-	struct nv_strv xcicc;   /* -Xcicc arguments */
-	struct nv_strv xptxas;  /* -Xptxas arguments */
-	struct nv_strv inputs;  /* every input file, compiled one after another */
-	struct nv_strv fe;      /* -Xclang and -Werror=: more front-end arguments */
-	struct nv_strv host;    /* -Xcompiler, -g: kept for the host compiler */
-	struct nv_strv linker;  /* -Xlinker: kept for the host link */
-} o = { .arch = NV_DEFAULT_ARCH, .olevel = 3, .fc = -1, .ftz = -1, .prec_div = -1, .prec_sqrt = -1,
-        .fmad = -1, .split_compile = -1 };
-
-/* The CUDA installation, found once (have_cuda 0: none, the shim instead). */
-static struct nv_cuda cuda;
-static int have_cuda;
-
-enum kind { FLAG, VALUE, JOINED_OR_VALUE };
-
-struct flag {
-	const char *name, *alias; /* "-arch", "--gpu-architecture" */
-	enum kind kind;
-	const char *meta, *help;
-	void (*set)(const char *v);
-};
-
-static void set_output(const char *v) { o.output = v; }
-static void set_arch(const char *v) { o.arch = v; }
-static void set_ptx(const char *v) { (void)v; o.out = OUT_PTX; }
-static void set_cubin(const char *v) { (void)v; o.out = OUT_CUBIN; }
-static void set_llvm(const char *v) { (void)v; o.out = OUT_LLVM; }
-static void set_verbose(const char *v) { (void)v; o.verbose = 1; }
-static void set_dryrun(const char *v) { (void)v; o.dryrun = 1; }
-static void set_keep(const char *v) { (void)v; o.keep = 1; }
-static void set_keep_dir(const char *v) { o.keep_dir = v; o.keep = 1; }
-static void set_lineinfo(const char *v) { (void)v; o.lineinfo = 1; }
-static void set_help(const char *v) { (void)v; o.help = 1; }
-static void set_version(const char *v) { (void)v; o.version = 1; }
-static void set_list_knobs(const char *v) { (void)v; o.list_knobs = 1; }
-static void set_save_remarks(const char *v) { o.save_remarks = v; }
-static void set_md(const char *v) { (void)v; o.deps = 1; }
-static void set_mmd(const char *v) { (void)v; o.deps = 2; }
-static void set_mf(const char *v) { o.dep_file = v; }
-static void set_mt(const char *v) { o.dep_target = v; }
-static void set_mp(const char *v) { (void)v; o.dep_phony = 1; }
-static void add_I(const char *v) { nv_strv_pushf(&o.cpp, "-I%s", v); }
-static void add_D(const char *v) { nv_strv_pushf(&o.cpp, "-D%s", v); }
-static void add_U(const char *v) { nv_strv_pushf(&o.cpp, "-U%s", v); }
-
-/* nvcc splits the value of every -X option at commas: -Xptxas -v,-O2. */
-static void
-push_split(struct nv_strv *sv, const char *v)
-{
-	char *copy = xstrdup(v), *save = NULL;
-
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		nv_strv_push(sv, t);
-	free(copy);
-}
-
-static void add_xcicc(const char *v) { push_split(&o.xcicc, v); }
-static void add_xptxas(const char *v) { push_split(&o.xptxas, v); }
-static void add_xlinker(const char *v) { push_split(&o.linker, v); }
-static void add_xclang(const char *v) { nv_strv_push(&o.fe, "-Xclang"); nv_strv_push(&o.fe, v); }
-static void set_ccbin(const char *v) { o.ccbin = v; }
-static void set_device_debug(const char *v) { (void)v; o.device_debug = 1; }
-static void set_host_debug(const char *v) { (void)v; nv_strv_push(&o.host, "-g"); }
-static void set_no_warnings(const char *v) { (void)v; o.no_warnings = 1; }
-static void set_res_usage(const char *v) { (void)v; o.res_usage = 1; }
-static void accept_flag(const char *v) { (void)v; }
-static void set_no_cache(const char *v) { (void)v; o.no_cache = 1; }
-
-/* -Xcompiler: the host compiler's options.  The preprocessor's -D, -U and
- * -I reach the device side too, as the host preprocessor nvcc runs on
- * device code sees them. */
-static void
-add_xcompiler(const char *v)
-{
-	size_t first = o.host.n;
-
-	push_split(&o.host, v);
-	for (size_t i = first; i < o.host.n; i++) {
-		const char *a = o.host.v[i];
-
-		if (a[0] == '-' && strchr("DUI", a[1]) && a[2])
-			nv_strv_push(&o.cpp, a);
-	}
-}
-
-static void
-set_std(const char *v)
-{
-	static const char *const ok[] = { "c++03", "c++11", "c++14", "c++17", "c++20" };
-
-	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++)
-		if (!strcmp(v, ok[i])) {
-			o.std = v;
-			return;
-		}
-	nv_usage_error("value '%s' is not defined for option 'std': expected c++03, c++11, c++14, "
-	               "c++17 or c++20", v);
-}
-
-static void
-set_lang(const char *v)
-{
-	if (strcmp(v, "cu"))
-		nv_usage_error("-x %s: nvcc-lite compiles CUDA device code, so only -x cu", v);
-	o.lang_cu = 1;
-}
-
-/* nvcc's -Werror kinds; the ones with a clang warning group map to it. */
-static void
-set_werror(const char *v)
-{
-	static const struct { const char *kind, *clang; } kinds[] = {
-		{ "all-warnings", "-Werror" },
-		{ "cross-execution-space-call", NULL }, /* clang: always an error */
-		{ "deprecated-declarations", "-Werror=deprecated-declarations" },
-		{ "reorder", "-Werror=reorder" },
-		{ "default-stream-launch", NULL },
-		{ "missing-launch-bounds", NULL },
-		{ "ext-lambda-captures-this", NULL },
-	};
-	char *copy = xstrdup(v), *save = NULL;
-
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		size_t i = 0;
-
-		while (i < sizeof(kinds) / sizeof(*kinds) && strcmp(kinds[i].kind, t))
-			i++;
-		if (i == sizeof(kinds) / sizeof(*kinds))
-			nv_usage_error("value '%s' is not defined for option 'Werror'", t);
-		if (kinds[i].clang)
-			nv_strv_push(&o.fe, kinds[i].clang);
-	}
-	free(copy);
-}
-
-static void
-set_threads(const char *v)
-{
-	long long n;
-
-	if (nv_parse_int(v, 0, 4096, &n))
-		nv_usage_error("invalid value '%s' for --threads: expected a number of threads", v);
-}
-static void set_jobserver(const char *v) { (void)v; o.jobserver = 1; }
-static void set_time(const char *v) { o.time_file = v; }
-static void set_print_pipeline(const char *v) { (void)v; o.print_pipeline = 1; }
-
-static void
-set_split_compile(const char *v)
-{
-	if (nv_parse_int(v, 0, 4096, &o.split_compile))
-		nv_usage_error("invalid value '%s' for -split-compile: expected 0 (one per CPU) to 4096", v);
-}
-
-/* -Ofc=max|mid|min (and nvcc's -Ofast-compile=); 0 turns it off. */
-static void
-set_fast_compile(const char *v)
-{
-	if (!strcmp(v, "0")) {
-		o.fc = -1;
-		return;
-	}
-	o.fc = nv_pipe_fast_compile(v);
-	if (o.fc < 0)
-		nv_usage_error("-Ofast-compile called with unsupported level '%s', only supports 0, min, mid, or max", v);
-}
-
-/* -code=sm_XX (or compute_XX, or a list of one real target). */
-static void
-set_code(const char *v)
-{
-	if (strchr(v, ','))
-		nv_usage_error("-code '%s': nvcc-lite compiles for one sm target", v);
-	o.arch = v;
-}
-
-/* -gencode arch=compute_XX,code=sm_XX: one target. */
-static void
-set_gencode(const char *v)
-{
-	const char *code = strstr(v, "code=");
-
-	if (strncmp(v, "arch=", 5) || !code || code == v + 5 || strchr(code, ',') || strchr(code, '['))
-		nv_usage_error("-gencode '%s': expected arch=compute_XX,code=sm_XX (one sm target)", v);
-	o.arch = xstrdup(code + 5);
-}
-
-/* nvcc's booleans: true/false (and 1/0). */
-static int
-boolean(const char *flag, const char *v)
-{
-	if (!strcmp(v, "true") || !strcmp(v, "1"))
-		return 1;
-	if (!strcmp(v, "false") || !strcmp(v, "0"))
-		return 0;
-	nv_usage_error("invalid value '%s' for %s: expected true or false", v, flag);
-}
-
-static void set_ftz(const char *v) { o.ftz = boolean("-ftz", v); }
-static void set_prec_div(const char *v) { o.prec_div = boolean("-prec-div", v); }
-static void set_prec_sqrt(const char *v) { o.prec_sqrt = boolean("-prec-sqrt", v); }
-static void set_fmad(const char *v) { o.fmad = boolean("-fmad", v); }
-static void set_fast_math(const char *v) { (void)v; o.fast_math = 1; }
-static void set_rdc(const char *v) { o.rdc = boolean("-rdc", v); }
-static void add_include(const char *v) { nv_strv_push(&o.cpp, "-include"); nv_strv_push(&o.cpp, v); }
-
-static void
-set_maxreg(const char *v)
-{
-	if (nv_parse_int(v, 1, 255, &o.maxreg))
-		nv_usage_error("invalid value '%s' for -maxrregcount: expected 1 to 255", v);
-}
-
-static void
-set_olevel(const char *v)
-{
-	if (!strncmp(v, "fc=", 3) || !strncmp(v, "fast-compile=", 13)) {
-		set_fast_compile(strchr(v, '=') + 1);
-		return;
-	}
-	if (strlen(v) != 1 || v[0] < '0' || v[0] > '3')
-		nv_usage_error("invalid optimization level '-O%s': expected -O0 to -O3", v);
-	o.olevel = v[0] - '0';
-}
-
-static const struct flag flags[] = {
-	{ "-o", "--output-file", VALUE, "FILE", "write the output to FILE (default: input name with .ptx, .cubin or .bc)", set_output },
-	{ "-arch", "--gpu-architecture", VALUE, "sm_XX", "GPU to compile for (default " NV_DEFAULT_ARCH ")", set_arch },
-	{ "-O", NULL, JOINED_OR_VALUE, "N", "optimization level 0-3: runs nvopt<ON> (default 3)", set_olevel },
-	{ "-Ofc", "--Ofast-compile", VALUE, "max|mid|min", "fast-compile pipeline nvopt<Ofcmax|mid|min> instead of an -O level (0: off)", set_fast_compile },
-	{ "-code", "--gpu-code", VALUE, "sm_XX", "the one real GPU to generate code for (like -arch here)", set_code },
-	{ "-gencode", "--generate-code", VALUE, "arch=compute_XX,code=sm_XX", "one target, nvcc's spelling", set_gencode },
-	{ "-ptx", "--ptx", FLAG, NULL, "write PTX (the default)", set_ptx },
-	{ "-cubin", "--cubin", FLAG, NULL, "write a cubin (needs ptxas)", set_cubin },
-	{ "-emit-llvm", NULL, FLAG, NULL, "write the optimized LLVM bitcode instead of PTX", set_llvm },
-	{ "-I", "--include-path", JOINED_OR_VALUE, "DIR", "add DIR to the include search path", add_I },
-	{ "-D", "--define-macro", JOINED_OR_VALUE, "NAME[=V]", "define a preprocessor macro", add_D },
-	{ "-U", "--undefine-macro", JOINED_OR_VALUE, "NAME", "undefine a preprocessor macro", add_U },
-	{ "-maxrregcount", "--maxrregcount", VALUE, "N", "at most N registers per thread in kernels", set_maxreg },
-	{ "-lineinfo", "--generate-line-info", FLAG, NULL, "keep source line information in the PTX", set_lineinfo },
-	{ "-ftz", "--ftz", VALUE, "true|false", "flush f32 denormals to zero (default false)", set_ftz },
-	{ "-prec-div", "--prec-div", VALUE, "true|false", "IEEE-rounded f32 division (default true)", set_prec_div },
-	{ "-prec-sqrt", "--prec-sqrt", VALUE, "true|false", "IEEE-rounded f32 square root (default true)", set_prec_sqrt },
-	{ "-fmad", "--fmad", VALUE, "true|false", "contract multiply-add into fma (default true)", set_fmad },
-	{ "-use_fast_math", "--use_fast_math", FLAG, NULL, "-ftz=true -prec-div=false -prec-sqrt=false -fmad=true, fast transcendentals", set_fast_math },
-	{ "-std", "--std", VALUE, "c++NN", "the C++ dialect: c++03, c++11, c++14, c++17 (the default) or c++20", set_std },
-	{ "-x", "--x", VALUE, "cu", "treat the inputs as CUDA sources whatever their extension", set_lang },
-	{ "-G", "--device-debug", FLAG, NULL, "device debug information; the device code is not optimized (nvopt<O0>)", set_device_debug },
-	{ "-g", "--debug", FLAG, NULL, "host debug information: kept for the host compiler, no effect on device code", set_host_debug },
-	{ "-rdc", "--relocatable-device-code", VALUE, "true|false", "relocatable device code: no whole-program mode, extern device functions and variables, kernels launching kernels (default false)", set_rdc },
-	{ "-include", "--pre-include", VALUE, "FILE", "include FILE before the source", add_include },
-	{ "-Xcompiler", "--compiler-options", VALUE, "OPT,...", "host compiler options, kept for the host side; -D, -U and -I also reach the device front end", add_xcompiler },
-	{ "-Xlinker", "--linker-options", VALUE, "OPT,...", "host linker options, kept for the host link", add_xlinker },
-	{ "-ccbin", "--compiler-bindir", VALUE, "PATH", "the host compiler (default gcc); device code sees its own headers (omp.h) as nvcc's does", set_ccbin },
-	{ "-Xclang", NULL, VALUE, "ARG", "pass ARG to the clang-22 front end (nvcc-lite's own, not nvcc's)", add_xclang },
-	{ "-Xcicc", "--Xcicc", VALUE, "KNOB,...", "pass knobs (-name=value) to the stages that own them", add_xcicc },
-	{ "-Xptxas", "--ptxas-options", VALUE, "OPT,...", "pass options to ptxas (-cubin)", add_xptxas },
-	{ "-expt-relaxed-constexpr", "--expt-relaxed-constexpr", FLAG, NULL, "accepted: device code may call constexpr host functions (always so in clang's CUDA)", accept_flag },
-	{ "-extended-lambda", "--extended-lambda", FLAG, NULL, "accepted: __device__ lambdas in host code (always so in clang's CUDA)", accept_flag },
-	{ "-expt-extended-lambda", "--expt-extended-lambda", FLAG, NULL, "the same as --extended-lambda", accept_flag },
-	{ "-w", "--disable-warnings", FLAG, NULL, "no warnings", set_no_warnings },
-	{ "-Werror", "--Werror", VALUE, "KIND,...", "warnings of these kinds are errors: all-warnings, cross-execution-space-call, deprecated-declarations, reorder, default-stream-launch, missing-launch-bounds, ext-lambda-captures-this", set_werror },
-	{ "-res-usage", "--resource-usage", FLAG, NULL, "with -cubin, print each kernel's registers, stack and shared memory (ptxas -v)", set_res_usage },
-	{ "-t", "--threads", VALUE, "N", "accepted: nvcc's threads for compiling several targets; nvcc-lite compiles one", set_threads },
-	{ "-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets", FLAG, NULL, "accepted: nvcc-lite warns of no deprecated target", accept_flag },
-	{ "-optf", "--options-file", VALUE, "FILE", "read more options from FILE (words separated by blanks, quotes group)", NULL },
-	{ "-split-compile", "--split-compile", VALUE, "N", "Phase II on at most N functions' parts at once (0: one per CPU); make's jobserver wins", set_split_compile },
-	{ "-jobserver", "--jobserver", FLAG, NULL, "share make's jobs: it is an error if MAKEFLAGS names no usable jobserver", set_jobserver },
-	{ "-time", "--time", VALUE, "FILE", "append each stage's wall time to FILE, as CSV like nvcc's", set_time },
-	{ "-no-cache", "--no-cache", FLAG, NULL, "compile without the front end's header cache ($NVCC_LITE_CACHE_DIR, else ~/.cache/nvcc-lite)", set_no_cache },
-	{ "-print-pipeline", "--print-pipeline", FLAG, NULL, "print the steps of the pipeline the flags select, and exit", set_print_pipeline },
-	{ "-v", "--verbose", FLAG, NULL, "print each command before running it", set_verbose },
-	{ "-dryrun", "--dryrun", FLAG, NULL, "print the commands as a shell script and run nothing", set_dryrun },
-	{ "-keep", "--keep", FLAG, NULL, "keep every intermediate file (in the current directory)", set_keep },
-	{ "-keep-dir", "--keep-dir", VALUE, "DIR", "keep intermediate files in DIR", set_keep_dir },
-	{ "-save-remarks", "--save-remarks", VALUE, "DIR", "write each stage's remarks as LLVM remark YAML into DIR (for llvm-remarkutil, opt-viewer)", set_save_remarks },
-	{ "-MD", "--generate-dependencies-with-compile", FLAG, NULL, "also write a make dependency file (default: the output's name with .d)", set_md },
-	{ "-MMD", "--generate-nonsystem-dependencies-with-compile", FLAG, NULL, "the same without system headers", set_mmd },
-	{ "-MF", "--dependency-output", VALUE, "FILE", "the dependency file of -MD/-MMD", set_mf },
-	{ "-MT", "--dependency-target-name", VALUE, "TARGET", "the target in the dependency file (default: the output)", set_mt },
-	{ "-MP", "--generate-dependency-targets", FLAG, NULL, "add a phony target for each header", set_mp },
-	{ "-list-knobs", "--list-knobs", FLAG, NULL, "list every -Xcicc knob: name, stage, type, default, help", set_list_knobs },
-	{ "-h", "--help", FLAG, NULL, "print this help and exit", set_help },
-	{ "-V", "--version", FLAG, NULL, "print the version and exit", set_version },
-	{ NULL, NULL, FLAG, NULL, NULL, NULL },
-};
-
-static void
-help(void)
-{
-	printf("usage: nvcc-lite [options] file.cu|file.bc|file.ll\n\n"
-	       "Compiles CUDA device code to PTX through the nv-* stages, like nvcc -ptx.\n\n"
-	       "Options:\n");
-	for (const struct flag *f = flags; f->name; f++) {
-		char lhs[80];
-		const char *m = f->kind == FLAG ? "" : f->meta;
-
-		snprintf(lhs, sizeof(lhs), "%s%s%s%s%s", f->name, *m ? " " : "", m,
-		         f->alias ? ", " : "", f->alias ? f->alias : "");
-		printf("  %-36s %s\n", lhs, f->help);
-	}
-	printf("\nGPU architectures: %s\n", nv_target_arch_list());
-}
-
-/* Match argv[*i] against f: "-x", "-x=V", "-x V", and "-xV" for joined. */
-static void options_file(const char *path, int depth);
-
-static void
-apply(const struct flag *f, const char *v, int depth)
-{
-	if (f->set)
-		f->set(v);
-	else
-		options_file(v, depth);
-}
-
-static int
-take(const struct flag *f, int argc, char **argv, int *i, int depth)
-{
-	const char *a = argv[*i];
-
-	for (int alias = 0; alias < 2; alias++) {
-		const char *n = alias ? f->alias : f->name;
-		size_t len = n ? strlen(n) : 0;
-
-		if (!n || strncmp(a, n, len))
-			continue;
-		if (f->kind == FLAG) {
-			if (a[len])
-				continue;
-			f->set(NULL);
-			return 1;
-		}
-		if (a[len] == '=' || (a[len] && f->kind == JOINED_OR_VALUE)) {
-			apply(f, a + len + (a[len] == '='), depth);
-			return 1;
-		}
-		if (a[len])
-			continue;
-		if (*i + 1 >= argc)
-			nv_usage_error("option '%s' needs a value", a);
-		apply(f, argv[++*i], depth);
-		return 1;
-	}
-	return 0;
-}
-
-/* nvcc's options for what nvcc-lite does not build (yet): each gets its
- * own message rather than a guess at a name. */
-static const struct { const char *name, *what; } unsupported[] = {
-	{ "-c", "compiling to a host object" }, { "--compile", "compiling to a host object" },
-	{ "-dc", "compiling to a relocatable host object" }, { "--device-c", "compiling to a relocatable host object" },
-	{ "-dlink", "device linking" }, { "--device-link", "device linking" },
-	{ "-link", "linking" }, { "--link", "linking" }, { "-lib", "libraries" }, { "--lib", "libraries" },
-	{ "-run", "running" }, { "--run", "running" }, { "-fatbin", "fatbinaries" }, { "--fatbin", "fatbinaries" },
-	{ "-E", "preprocessing only" }, { "--preprocess", "preprocessing only" },
-	{ "-M", "dependencies only (use -MD or -MMD)" }, { "--generate-dependencies", "dependencies only (use -MD or -MMD)" },
-	{ "-cudart", "the CUDA runtime library choice" }, { "--cudart", "the CUDA runtime library choice" },
-	{ NULL, NULL },
-};
-
-/* The flag a mistyped one most likely meant: close in spelling for its
- * length (no '-o' for '-c'), else none. */
-static const char *
-suggest(const char *name)
-{
-	const char *best = NULL;
-	size_t len = strlen(name), third = (len + 1) / 3, bestd = (len < 2 + third ? len - 2 : third) + 1;
-
-	for (const struct flag *f = flags; f->name; f++)
-		for (int alias = 0; alias < 2; alias++) {
-			const char *n = alias ? f->alias : f->name;
-			size_t d = n ? nv_edit_distance(name, n, bestd) : bestd;
-
-			if (d < bestd) {
-				bestd = d;
-				best = f->name;
-			}
-		}
-	return best;
-}
-
-_Noreturn static void
-unknown_flag(const char *a)
-{
-	const char *eq = strchr(a, '=');
-	char *name = eq ? xasprintf("%.*s", (int)(eq - a), a) : xstrdup(a);
-	const char *best;
-
-	for (size_t i = 0; unsupported[i].name; i++)
-		if (!strcmp(name, unsupported[i].name))
-			nv_usage_error("%s: %s is not supported; nvcc-lite writes PTX, a cubin or LLVM "
-			               "bitcode (-ptx, -cubin, -emit-llvm)", name, unsupported[i].what);
-	best = suggest(name);
-	if (best) {
-		const struct flag *f = flags;
-
-		while (strcmp(f->name, best))
-			f++;
-		nv_usage_error("unknown option '%s'; did you mean '%s%s'?", a, best,
-		               eq && f->kind != FLAG ? eq : "");
-	}
-	nv_usage_error("unknown option '%s' (see 'nvcc-lite --help')", a);
-}
-
-static void parse(int argc, char **argv, int depth);
-
-/* --options-file FILE: its words are options, parsed where it stands. */
-static void
-options_file(const char *path, int depth)
-{
-	FILE *fp = fopen(path, "r");
-	struct nv_strv words = { 0 };
-	char *text = NULL;
-	size_t cap = 0, len = 0, got;
-
-	if (depth > 8)
-		nv_usage_error("options file '%s' includes itself", path);
-	if (!fp)
-		nv_usage_error("cannot read options file '%s': %s", path, strerror(errno));
-	do {
-		text = xrealloc(text, cap += 4096);
-		got = fread(text + len, 1, cap - len - 1, fp);
-		len += got;
-	} while (got);
-	text[len] = '\0';
-	fclose(fp);
-	nv_strv_push(&words, "options-file");
-	nv_cuda_split_words(text, &words);
-	free(text);
-	parse((int)words.n, words.v, depth + 1); /* the words stay: flags keep pointers */
-}
-
-static void
-parse(int argc, char **argv, int depth)
-{
-	for (int i = 1; i < argc; i++) {
-		const struct flag *f;
-
-		if (argv[i][0] != '-' || !argv[i][1]) {
-			nv_strv_push(&o.inputs, argv[i]);
-			continue;
-		}
-		for (f = flags; f->name && !take(f, argc, argv, &i, depth); f++)
-			;
-		if (!f->name)
-			unknown_flag(argv[i]);
-	}
-}
 
 /* Where the programs live: beside this executable. */
 static char *
@@ -541,7 +77,7 @@ stem(const char *path)
 static char *
 host_include_dir(void)
 {
-	const char *cc = o.ccbin ? o.ccbin : "gcc";
+	const char *cc = nv_drv.ccbin ? nv_drv.ccbin : "gcc";
 	struct stat st;
 	char *cmd, line[4096] = "";
 	FILE *p;
@@ -572,15 +108,15 @@ front_end_cuda(struct nv_strv *av, const char *dir)
 {
 	char *hinc;
 
-	nv_strv_pushf(av, "--cuda-path=%s", cuda.root);
-	if (cuda.major) {
+	nv_strv_pushf(av, "--cuda-path=%s", nv_drv_cuda.root);
+	if (nv_drv_cuda.major) {
 		nv_strv_push(av, "-Xclang");
-		nv_strv_pushf(av, "-target-sdk-version=%d.%d", cuda.major, cuda.minor);
+		nv_strv_pushf(av, "-target-sdk-version=%d.%d", nv_drv_cuda.major, nv_drv_cuda.minor);
 	}
-	if (!cuda.incs.n)
-		nv_cuda_read_profile(&cuda);
-	for (size_t i = 0; i < cuda.incs.n; i++)
-		nv_strv_push(av, cuda.incs.v[i]);
+	if (!nv_drv_cuda.incs.n)
+		nv_cuda_read_profile(&nv_drv_cuda);
+	for (size_t i = 0; i < nv_drv_cuda.incs.n; i++)
+		nv_strv_push(av, nv_drv_cuda.incs.v[i]);
 	/* found as a system header, so -MMD leaves it out as it does CUDA's */
 	nv_strv_push(av, "-isystem");
 	nv_strv_pushf(av, "%s/../share/nvcc-lite", dir);
@@ -599,22 +135,22 @@ front_end_cuda(struct nv_strv *av, const char *dir)
 static void
 front_end_arch(struct nv_strv *av)
 {
-	const struct nv_arch *a = nv_target_arch(o.arch);
-	size_t n = strlen(o.arch);
-	char last = n ? o.arch[n - 1] : 0;
+	const struct nv_arch *a = nv_target_arch(nv_drv.arch);
+	size_t n = strlen(nv_drv.arch);
+	char last = n ? nv_drv.arch[n - 1] : 0;
 	int isa;
 
 	if (last == 'f')
-		nv_strv_pushf(av, "--cuda-gpu-arch=%.*s", (int)(n - 1), o.arch);
+		nv_strv_pushf(av, "--cuda-gpu-arch=%.*s", (int)(n - 1), nv_drv.arch);
 	else
-		nv_strv_pushf(av, "--cuda-gpu-arch=%s", o.arch);
+		nv_strv_pushf(av, "--cuda-gpu-arch=%s", nv_drv.arch);
 	if (last == 'a')
 		nv_strv_pushf(av, "-D__CUDA_ARCH_SPECIFIC__=%d", a->sm * 10);
 	if (last == 'a' || last == 'f')
 		nv_strv_pushf(av, "-D__CUDA_ARCH_FAMILY_SPECIFIC__=%d", a->sm * 10);
 	/* clang's PTX ISA is the newest it knows of CUDA (8.8): too old for
 	 * sm_110, and not what nv-llc writes */
-	isa = have_cuda ? nv_cuda_ptx_isa(&cuda) : 0;
+	isa = nv_drv_have_cuda ? nv_cuda_ptx_isa(&nv_drv_cuda) : 0;
 	if (a->ptx > isa)
 		isa = a->ptx;
 	nv_strv_push(av, "-Xclang");
@@ -644,44 +180,44 @@ front_end_flags(const char *dir, int user_includes)
 	front_end_arch(av);
 	nv_strv_push(av, "-nocudalib");
 	nv_strv_push(av, "-Wno-unknown-cuda-version");
-	if (have_cuda) {
+	if (nv_drv_have_cuda) {
 		front_end_cuda(av, dir);
 	} else {
 		nv_strv_push(av, "-nocudainc");
 		nv_strv_push(av, "-include");
 		nv_strv_pushf(av, "%s/../share/nvcc-lite/cuda_shim.h", dir);
 	}
-	if (o.std)
-		nv_strv_pushf(av, "-std=%s", o.std); /* else clang's gnu++17, as nvcc's gcc */
-	if (o.rdc)
+	if (nv_drv.std)
+		nv_strv_pushf(av, "-std=%s", nv_drv.std); /* else clang's gnu++17, as nvcc's gcc */
+	if (nv_drv.rdc)
 		nv_strv_push(av, "-fgpu-rdc");
 	nv_strv_push(av, "-O3");
 	nv_strv_push(av, "-Xclang");
 	nv_strv_push(av, "-disable-llvm-passes");
-	if (o.device_debug) {
+	if (nv_drv.device_debug) {
 		/* without it clang keeps only line directives in device code */
 		nv_strv_push(av, "--cuda-noopt-device-debug");
 		nv_strv_push(av, "-g");
-	} else if (o.lineinfo) {
+	} else if (nv_drv.lineinfo) {
 		nv_strv_push(av, "-gline-tables-only");
 	}
-	if (o.no_warnings)
+	if (nv_drv.no_warnings)
 		nv_strv_push(av, "-w");
-	if (o.ftz == 1)
+	if (nv_drv.ftz == 1)
 		nv_strv_push(av, "-fgpu-flush-denormals-to-zero");
-	if (o.fmad == 0)
+	if (nv_drv.fmad == 0)
 		nv_strv_push(av, "-ffp-contract=off");
-	if (o.fast_math)
+	if (nv_drv.fast_math)
 		nv_strv_push(av, "-fgpu-approx-transcendentals");
-	for (size_t i = 0; i < o.cpp.n; i++) {
-		if (!user_includes && !strcmp(o.cpp.v[i], "-include")) {
+	for (size_t i = 0; i < nv_drv.cpp.n; i++) {
+		if (!user_includes && !strcmp(nv_drv.cpp.v[i], "-include")) {
 			i++;
 			continue;
 		}
-		nv_strv_push(av, o.cpp.v[i]);
+		nv_strv_push(av, nv_drv.cpp.v[i]);
 	}
-	for (size_t i = 0; i < o.fe.n; i++)
-		nv_strv_push(av, o.fe.v[i]);
+	for (size_t i = 0; i < nv_drv.fe.n; i++)
+		nv_strv_push(av, nv_drv.fe.v[i]);
 	free(clang);
 	return av;
 }
@@ -697,66 +233,21 @@ front_end(const char *dir, const char *out, const char *deps, const char *pch)
 		nv_strv_push(av, "-include-pch");
 		nv_strv_push(av, pch);
 	}
-	if (o.deps) {
-		nv_strv_push(av, o.deps == 1 ? "-MD" : "-MMD");
+	if (nv_drv.deps) {
+		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");
 		nv_strv_push(av, deps);
-		nv_strv_push(av, o.dep_quote ? "-MQ" : "-MT");
-		nv_strv_push(av, o.dep_target);
-		if (o.dep_phony)
+		nv_strv_push(av, nv_drv.dep_quote ? "-MQ" : "-MT");
+		nv_strv_push(av, nv_drv.dep_target);
+		if (nv_drv.dep_phony)
 			nv_strv_push(av, "-MP");
 	}
 	nv_strv_push(av, "-emit-llvm");
 	nv_strv_push(av, "-c");
-	nv_strv_push(av, o.input);
+	nv_strv_push(av, nv_drv.input);
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, out);
 	return av->v;
-}
-
-/* -pass-remarks=, -pass-remarks-missed= and -pass-remarks-analysis= in
- * -Xcicc go to every stage: each prints its own remarks. */
-static int
-is_remark_flag(const char *a)
-{
-	return !strncmp(a, "-pass-remarks=", 14) || !strncmp(a, "-pass-remarks-missed=", 21) ||
-	       !strncmp(a, "-pass-remarks-analysis=", 23);
-}
-
-/* The knobs given with -Xcicc, checked and routed to their stages.  cicc's
- * --Xopt / --Xllc markers are accepted and ignored: the table knows. */
-static void
-check_knobs(void)
-{
-	for (size_t i = 0; i < o.xcicc.n; i++) {
-		const char *a = o.xcicc.v[i], *eq;
-		char *name;
-		int id;
-
-		if (!strcmp(a, "--Xopt") || !strcmp(a, "--Xllc") || is_remark_flag(a))
-			continue;
-		if (a[0] != '-')
-			nv_usage_error("-Xcicc '%s': expected a knob, -name=value", a);
-		eq = strchr(a, '=');
-		name = eq ? xasprintf("%.*s", (int)(eq - a - 1), a + 1) : xstrdup(a + 1);
-		id = nv_knob_find(name);
-		if (id < 0) {
-			const char *best = NULL;
-			size_t bestd = 4;
-
-			for (int k = 0; k < NV_KNOB_COUNT; k++) {
-				size_t d = nv_edit_distance(name, nv_knobs[k].name, 3);
-
-				if (d < bestd)
-					bestd = d, best = nv_knobs[k].name;
-			}
-			if (best)
-				nv_usage_error("unknown knob '%s' in -Xcicc; did you mean '-%s%s'?", a, best,
-				               eq ? eq : "");
-			nv_usage_error("unknown knob '%s' in -Xcicc", a);
-		}
-		free(name);
-	}
 }
 
 /* The knob named by -Xcicc argument arg, or -1. */
@@ -794,9 +285,9 @@ step_off(const struct nv_pipe_step *s)
 		const char *eq = strchr(s->off[k], '=');
 		const char *last = NULL;
 
-		for (size_t i = 0; i < o.xcicc.n; i++) {
+		for (size_t i = 0; i < nv_drv.xcicc.n; i++) {
 			const char *v;
-			int id = xcicc_knob(o.xcicc.v[i], &v);
+			int id = xcicc_knob(nv_drv.xcicc.v[i], &v);
 
 			if (id >= 0 && strlen(nv_knobs[id].name) == (size_t)(eq - s->off[k]) &&
 			    !strncmp(nv_knobs[id].name, s->off[k], (size_t)(eq - s->off[k])))
@@ -811,7 +302,7 @@ step_off(const struct nv_pipe_step *s)
 static enum nv_pipe_id
 the_pipe(void)
 {
-	return o.fc >= 0 ? (enum nv_pipe_id)o.fc : (enum nv_pipe_id)o.olevel;
+	return nv_drv.fc >= 0 ? (enum nv_pipe_id)nv_drv.fc : (enum nv_pipe_id)nv_drv.olevel;
 }
 
 static int
@@ -834,7 +325,7 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 	for (char *t = strtok_r(args, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
 		char *pct = strstr(t, "%O");
 
-		if (o.rdc && !strcmp(t, "-internalize"))
+		if (nv_drv.rdc && !strcmp(t, "-internalize"))
 			continue; /* -rdc=true: other files may call in, so no whole-program mode */
 
 		if (pct)
@@ -844,36 +335,36 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 	}
 	free(args);
 	if (s->takes_arch)
-		nv_strv_pushf(av, "-arch=%s", o.arch);
+		nv_strv_pushf(av, "-arch=%s", nv_drv.arch);
 	if (s->stage == NV_STAGE_REFLECT || s->stage == NV_STAGE_LLC) {
-		if (o.ftz >= 0)
-			nv_strv_pushf(av, "-ftz=%d", o.ftz);
-		if (o.prec_div == 0)
+		if (nv_drv.ftz >= 0)
+			nv_strv_pushf(av, "-ftz=%d", nv_drv.ftz);
+		if (nv_drv.prec_div == 0)
 			nv_strv_push(av, "-prec-div=0");
-		if (o.prec_sqrt == 0)
+		if (nv_drv.prec_sqrt == 0)
 			nv_strv_push(av, "-prec-sqrt=0");
 	}
 	if (s->stage == NV_STAGE_LLC) {
-		if (o.fmad == 0)
+		if (nv_drv.fmad == 0)
 			nv_strv_push(av, "-fmad=0");
-		if (o.fast_math)
+		if (nv_drv.fast_math)
 			nv_strv_push(av, "-fast-math");
-		if (o.maxreg)
-			nv_strv_pushf(av, "-maxrregcount=%lld", o.maxreg);
-		if (have_cuda && nv_cuda_ptx_isa(&cuda))
-			nv_strv_pushf(av, "-ptx-isa=%d", nv_cuda_ptx_isa(&cuda));
-		if (o.device_debug)
+		if (nv_drv.maxreg)
+			nv_strv_pushf(av, "-maxrregcount=%lld", nv_drv.maxreg);
+		if (nv_drv_have_cuda && nv_cuda_ptx_isa(&nv_drv_cuda))
+			nv_strv_pushf(av, "-ptx-isa=%d", nv_cuda_ptx_isa(&nv_drv_cuda));
+		if (nv_drv.device_debug)
 			nv_strv_push(av, "-g");
-		else if (o.lineinfo)
+		else if (nv_drv.lineinfo)
 			nv_strv_push(av, "-lineinfo");
-		if (o.out == OUT_CUBIN && !strstr(s->args, "-stop-after"))
+		if (nv_drv.out == NV_OUT_CUBIN && !strstr(s->args, "-stop-after"))
 			nv_strv_push(av, "-cubin");
-		for (size_t i = 0; o.out == OUT_CUBIN && i < o.xptxas.n; i++)
-			nv_strv_pushf(av, "-Xptxas=%s", o.xptxas.v[i]);
+		for (size_t i = 0; nv_drv.out == NV_OUT_CUBIN && i < nv_drv.xptxas.n; i++)
+			nv_strv_pushf(av, "-Xptxas=%s", nv_drv.xptxas.v[i]);
 	}
-	for (size_t i = 0; i < o.xcicc.n; i++)
-		if (knob_for(o.xcicc.v[i], s->stage) || is_remark_flag(o.xcicc.v[i]))
-			nv_strv_push(av, o.xcicc.v[i]);
+	for (size_t i = 0; i < nv_drv.xcicc.n; i++)
+		if (knob_for(nv_drv.xcicc.v[i], s->stage) || nv_drv_remark_flag(nv_drv.xcicc.v[i]))
+			nv_strv_push(av, nv_drv.xcicc.v[i]);
 	return av->v;
 }
 
@@ -984,7 +475,7 @@ add_phase(struct chain *c, enum nv_pipe_id pipe, enum nv_phase ph, const char *d
 {
 	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++)
 		if (s->phase == ph && in_pipe(s, pipe) &&
-		    (o.out != OUT_LLVM || (s->stage != NV_STAGE_LLC && s->stage != NV_STAGE_REMAT)))
+		    (nv_drv.out != NV_OUT_LLVM || (s->stage != NV_STAGE_LLC && s->stage != NV_STAGE_REMAT)))
 			add_step(c, s->prog, stage_argv(s, dir));
 }
 
@@ -1027,7 +518,7 @@ wire(struct chain *c, const char *in, const char *out, const char *dir)
 static void
 keep_files(struct chain *c, const char *base, size_t first)
 {
-	const char *kd = o.keep_dir ? o.keep_dir : ".";
+	const char *kd = nv_drv.keep_dir ? nv_drv.keep_dir : ".";
 
 	for (size_t i = 0; i + 1 < c->n; i++) {
 		char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, first + i, c->name[i]);
@@ -1042,11 +533,11 @@ keep_files(struct chain *c, const char *base, size_t first)
 static void
 show_chain(FILE *fp, const struct chain *c, const char *indent)
 {
-	const char *joint = o.keep ? "\n" : " |\n";
+	const char *joint = nv_drv.keep ? "\n" : " |\n";
 
 	for (size_t i = 0; i < c->n; i++) {
-		fputs(o.dryrun ? (i && !o.keep ? "  " : indent) : "#$ ", fp);
-		if (o.dryrun && i && !o.keep)
+		fputs(nv_drv.dryrun ? (i && !nv_drv.keep ? "  " : indent) : "#$ ", fp);
+		if (nv_drv.dryrun && i && !nv_drv.keep)
 			fputs(indent, fp);
 		print_cmd(fp, c->argv[i]);
 		fputs(i + 1 == c->n ? "\n" : joint, fp);
@@ -1065,7 +556,7 @@ remark_files(struct chain *c, const char *base, size_t first)
 
 		if (!strcmp(c->name[i], "front end"))
 			continue;
-		f = xasprintf("-pass-remarks-output=%s/%s.%zu-%s.opt.yaml", o.save_remarks, base,
+		f = xasprintf("-pass-remarks-output=%s/%s.%zu-%s.opt.yaml", nv_drv.save_remarks, base,
 		              first + i, c->name[i]);
 		c->argv[i] = append(c->argv[i], f, NULL);
 		nv_strv_push(&remark_paths, f + strlen("-pass-remarks-output="));
@@ -1091,9 +582,9 @@ drop_empty_remarks(void)
 static void
 name_files(struct chain *c, const char *base, size_t first)
 {
-	if (o.keep)
+	if (nv_drv.keep)
 		keep_files(c, base, first);
-	if (o.save_remarks)
+	if (nv_drv.save_remarks)
 		remark_files(c, base, first);
 }
 
@@ -1112,11 +603,11 @@ write_deps(const char *fe_deps)
 	if (fe_deps && nv_io_slurp(fe_deps, &text, &len))
 		return -1;
 	if (!fe_deps) {
-		text = o.dep_phony ? xasprintf("%s: %s\n\n%s:\n", o.dep_target, o.input, o.input)
-		                   : xasprintf("%s: %s\n", o.dep_target, o.input);
+		text = nv_drv.dep_phony ? xasprintf("%s: %s\n\n%s:\n", nv_drv.dep_target, nv_drv.input, nv_drv.input)
+		                   : xasprintf("%s: %s\n", nv_drv.dep_target, nv_drv.input);
 		len = strlen(text);
 	}
-	rc = nv_io_write(o.dep_file, text, len, 0, 0);
+	rc = nv_io_write(nv_drv.dep_file, text, len, 0, 0);
 	free(text);
 	return rc;
 }
@@ -1127,12 +618,12 @@ dep_defaults(const char *out)
 {
 	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
 
-	if (!o.dep_file)
-		o.dep_file = dot && (!slash || dot > slash) ? xasprintf("%.*s.d", (int)(dot - out), out)
+	if (!nv_drv.dep_file)
+		nv_drv.dep_file = dot && (!slash || dot > slash) ? xasprintf("%.*s.d", (int)(dot - out), out)
 		                                            : xasprintf("%s.d", out);
-	o.dep_quote = !o.dep_target;
-	if (!o.dep_target)
-		o.dep_target = out;
+	nv_drv.dep_quote = !nv_drv.dep_target;
+	if (!nv_drv.dep_target)
+		nv_drv.dep_target = out;
 }
 
 static void
@@ -1183,7 +674,7 @@ progress_start(void)
 {
 	const char *term = getenv("TERM");
 
-	prog.on = isatty(2) && !o.verbose && !o.dryrun && (!term || strcmp(term, "dumb"));
+	prog.on = isatty(2) && !nv_drv.verbose && !nv_drv.dryrun && (!term || strcmp(term, "dumb"));
 	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 }
 
@@ -1205,10 +696,10 @@ progress_show(void)
 	if (secs < 1)
 		return;
 	if (prog.total > 1)
-		snprintf(line, sizeof(line), "nvcc-lite: %s: %s, %zu of %zu parts done (%ld s)", o.input,
+		snprintf(line, sizeof(line), "nvcc-lite: %s: %s, %zu of %zu parts done (%ld s)", nv_drv.input,
 		         prog.what, prog.done, prog.total, secs);
 	else
-		snprintf(line, sizeof(line), "nvcc-lite: %s: %s (%ld s)", o.input, prog.what, secs);
+		snprintf(line, sizeof(line), "nvcc-lite: %s: %s (%ld s)", nv_drv.input, prog.what, secs);
 	if (prog.shown && !strcmp(line, last))
 		return;
 	memcpy(last, line, sizeof(last));
@@ -1293,9 +784,9 @@ record_times(const struct chain *c)
 		prev_exit = exit;
 		wall_in_steps += own;
 		for (int cpu = 0; cpu < 2; cpu++)
-			fprintf(timing, "%s , %s (%s) , %s , %s , %s , nvcc-lite , %.4f , %s\n", o.input,
+			fprintf(timing, "%s , %s (%s) , %s , %s , %s , nvcc-lite , %.4f , %s\n", nv_drv.input,
 			        c->name[i], c->label, c->in[i] ? c->in[i] : "-", c->out[i] ? c->out[i] : "-",
-			        o.arch, cpu ? c->run.cpu_ms[i] : own, cpu ? "ms (cpu)" : "ms");
+			        nv_drv.arch, cpu ? c->run.cpu_ms[i] : own, cpu ? "ms (cpu)" : "ms");
 	}
 }
 
@@ -1320,7 +811,7 @@ start(struct chain *c)
 {
 	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), rc;
 
-	if (o.verbose)
+	if (nv_drv.verbose)
 		show_chain(stderr, c, "");
 	rc = nv_chain_start(&c->run, c->argv, c->n, in_fd, -1, -1);
 	close(in_fd);
@@ -1440,7 +931,7 @@ run_chains(struct chain *cs, size_t n, size_t max)
 static int
 run_one(struct chain *c)
 {
-	if (o.keep) {
+	if (nv_drv.keep) {
 		/* one step at a time: each writes its file before the next reads it */
 		for (size_t i = 0; i < c->n; i++) {
 			struct chain one = { .n = 1, .label = c->label };
@@ -1481,9 +972,9 @@ parts_wanted(void)
 
 	if (js.active)
 		return js.hint > 0 ? (unsigned)js.hint : (unsigned)(cpus > 0 ? cpus : 1);
-	if (o.split_compile == 0)
+	if (nv_drv.split_compile == 0)
 		return (unsigned)(cpus > 0 ? cpus : 1);
-	return o.split_compile > 0 ? (unsigned)o.split_compile : 1;
+	return nv_drv.split_compile > 0 ? (unsigned)nv_drv.split_compile : 1;
 }
 
 /* The whole build.  tmp is the directory for intermediates (TMP_MARK in
@@ -1515,10 +1006,10 @@ fe_chain(struct plan *p, struct chain *c)
 	memset(c, 0, sizeof(*c));
 	c->label = "front end";
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
-	if (o.deps && !p->fe_deps)
-		p->fe_deps = o.dryrun ? xstrdup(o.dep_file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
+	if (nv_drv.deps && !p->fe_deps)
+		p->fe_deps = nv_drv.dryrun ? xstrdup(nv_drv.dep_file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
 	add_step(c, "front end", front_end(p->dir, p->fe_out, p->fe_deps, p->pch_use));
-	c->in[0] = xstrdup(o.input);
+	c->in[0] = xstrdup(nv_drv.input);
 	c->out[0] = xstrdup(p->fe_out);
 }
 
@@ -1536,7 +1027,7 @@ header_cache(struct plan *p, struct nv_strv *paths)
 	int off = 0, rc, fd, nul;
 	struct stat st;
 
-	if (o.no_cache || !(dir = nv_pch_dir()))
+	if (nv_drv.no_cache || !(dir = nv_pch_dir()))
 		return;
 	av = front_end_flags(p->dir, 0);
 	nv_pch_init(&p->pch, dir, av->v);
@@ -1545,7 +1036,7 @@ header_cache(struct plan *p, struct nv_strv *paths)
 		p->pch_use = off ? NULL : p->pch.pch;
 		return;
 	}
-	if (o.dryrun || nv_pch_lock(&p->pch))
+	if (nv_drv.dryrun || nv_pch_lock(&p->pch))
 		return;
 	nv_strv_push(paths, p->pch.lock);
 	nv_strv_push(paths, p->pch.tmp_pch);
@@ -1575,7 +1066,7 @@ header_cache(struct plan *p, struct nv_strv *paths)
 		free(err);
 		return;
 	}
-	if (o.verbose)
+	if (nv_drv.verbose)
 		show_chain(stderr, &c, "");
 	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	rc = nv_chain_start(&c.run, c.argv, c.n, nul, -1, fd);
@@ -1610,7 +1101,7 @@ phase1_chain(struct plan *p, struct chain *c)
 		p->p1 = xasprintf("%s/%s.%zu-%s.bc", p->tmp, p->base, first + (c->n ? c->n - 1 : 0),
 		                  c->n ? c->name[c->n - 1] : "nv-opt");
 	}
-	wire(c, p->fe_out ? p->fe_out : o.input, split ? p->p1 : p->out, p->dir);
+	wire(c, p->fe_out ? p->fe_out : nv_drv.input, split ? p->p1 : p->out, p->dir);
 	p->n1 = first + c->n;
 	name_files(c, p->base, first);
 }
@@ -1691,16 +1182,16 @@ dryrun(struct plan *p)
 	struct chain c;
 
 	printf("#!/bin/sh\n# nvcc-lite %s: %s\nset -e\nexport NVCC_LITE_CHAIN=1\n", nv_pipe_name(p->pipe),
-	       o.input);
-	if (o.save_remarks)
-		printf("mkdir -p %s\n", nv_shell_quote(o.save_remarks));
+	       nv_drv.input);
+	if (nv_drv.save_remarks)
+		printf("mkdir -p %s\n", nv_shell_quote(nv_drv.save_remarks));
 	if (p->is_cu) {
 		header_cache(p, NULL);
 		fe_chain(p, &c);
 	}
 	if (p->is_cu || has_phase(p->pipe, NV_PHASE_2)) {
-		if (o.keep)
-			printf("tmp=%s\n", nv_shell_quote(o.keep_dir ? o.keep_dir : "."));
+		if (nv_drv.keep)
+			printf("tmp=%s\n", nv_shell_quote(nv_drv.keep_dir ? nv_drv.keep_dir : "."));
 		else
 			printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
 	}
@@ -1785,9 +1276,9 @@ build(struct plan *p)
 		sig_paths = paths.v;
 		nsig_paths = paths.n;
 		rc = run_one(&c);
-		if (!rc && p->pch_use && o.deps &&
-		    nv_pch_fix_deps(&p->pch, p->fe_deps, o.input, o.deps == 1, o.dep_phony)) {
-			nv_error("cannot rewrite the dependency file '%s'", o.dep_file);
+		if (!rc && p->pch_use && nv_drv.deps &&
+		    nv_pch_fix_deps(&p->pch, p->fe_deps, nv_drv.input, nv_drv.deps == 1, nv_drv.dep_phony)) {
+			nv_error("cannot rewrite the dependency file '%s'", nv_drv.dep_file);
 			rc = -1;
 		}
 	}
@@ -1824,9 +1315,9 @@ build(struct plan *p)
 		phase2_chain(p, &cs[i], in, outs.v[i], 0, label);
 		free(in);
 	}
-	for (unsigned i = 0; !rc && o.keep && i < p->nparts; i++)
+	for (unsigned i = 0; !rc && nv_drv.keep && i < p->nparts; i++)
 		rc = run_one(&cs[i]); /* -keep: each step through its file, in turn */
-	if (!rc && !o.keep)
+	if (!rc && !nv_drv.keep)
 		rc = run_chains(cs, p->nparts, p->nparts);
 	if (!rc) {
 		join_chain(p, &c, outs.v, outs.n);
@@ -1834,9 +1325,9 @@ build(struct plan *p)
 	}
 	free(cs);
 out:
-	if (!rc && o.deps)
+	if (!rc && nv_drv.deps)
 		rc = write_deps(p->fe_deps);
-	for (size_t i = 0; !o.keep && i < paths.n; i++)
+	for (size_t i = 0; !nv_drv.keep && i < paths.n; i++)
 		unlink(paths.v[i]);
 	nsig_paths = 0;
 	nv_strv_free(&outs);
@@ -1847,98 +1338,44 @@ static void
 open_timing(void)
 {
 	struct stat st;
-	int fresh = stat(o.time_file, &st) || st.st_size == 0;
+	int fresh = stat(nv_drv.time_file, &st) || st.st_size == 0;
 
-	timing = fopen(o.time_file, "a");
+	timing = fopen(nv_drv.time_file, "a");
 	if (!timing)
-		nv_fatal("cannot open -time file '%s':", o.time_file);
+		nv_fatal("cannot open -time file '%s':", nv_drv.time_file);
 	if (fresh)
 		fprintf(timing, "source file name , phase name , phase input files , phase output file , "
 		                "arch , tool, metric , unit\n");
-}
-
-/* -arch=native: the GPU of this machine, through the CUDA driver as nvcc
- * asks it; NULL when there is none. */
-static char *
-native_arch(void)
-{
-	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	int (*init)(unsigned), (*count)(int *), (*attr)(int *, int, int);
-	int n = 0, major = 0, minor = 0;
-	char *name = NULL;
-
-	if (!h)
-		return NULL;
-	*(void **)&init = dlsym(h, "cuInit");
-	*(void **)&count = dlsym(h, "cuDeviceGetCount");
-	*(void **)&attr = dlsym(h, "cuDeviceGetAttribute");
-	/* 75, 76: CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, _MINOR */
-	if (init && count && attr && !init(0) && !count(&n) && n > 0 && !attr(&major, 75, 0) &&
-	    !attr(&minor, 76, 0))
-		name = xasprintf("sm_%d%d", major, minor);
-	dlclose(h);
-	return name;
-}
-
-/* -arch's values that are not one GPU, as nvcc takes them. */
-static void
-resolve_arch(void)
-{
-	if (!strcmp(o.arch, "native")) {
-		char *a = native_arch();
-
-		if (a && nv_target_arch(a)) {
-			o.arch = a;
-		} else {
-			nv_warn("cannot find a valid GPU for '-arch=native': the default arch %s is used",
-			        NV_DEFAULT_ARCH);
-			o.arch = NV_DEFAULT_ARCH;
-		}
-	} else if (!strcmp(o.arch, "all") || !strcmp(o.arch, "all-major")) {
-		nv_usage_error("-arch=%s compiles for several GPUs, which -%s cannot hold: give one "
-		               "sm_XX", o.arch, o.out == OUT_PTX ? "ptx" : o.out == OUT_CUBIN ? "cubin" : "emit-llvm");
-	}
-	o.arch = nv_target_arch_or_die(o.arch)->name;
 }
 
 /* Every input is one nvcc-lite can compile and can read, before any is. */
 static void
 check_inputs(void)
 {
-	for (size_t i = 0; i < o.inputs.n; i++) {
-		const char *in = o.inputs.v[i], *ext = o.lang_cu ? "cu" : ext_of(in);
+	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
+		const char *in = nv_drv.inputs.v[i], *ext = nv_drv.lang_cu ? "cu" : ext_of(in);
 
 		if (strcmp(ext, "cu") && strcmp(ext, "bc") && strcmp(ext, "ll"))
 			nv_usage_error("don't know what to do with '%s': expected a .cu, .bc or .ll file (or -x cu)",
 			               in);
 	}
-	for (size_t i = 0; i < o.inputs.n; i++) {
+	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
 		struct stat st;
 
-		if (access(o.inputs.v[i], R_OK) || stat(o.inputs.v[i], &st))
-			nv_fatal("cannot read '%s':", o.inputs.v[i]);
+		if (access(nv_drv.inputs.v[i], R_OK) || stat(nv_drv.inputs.v[i], &st))
+			nv_fatal("cannot read '%s':", nv_drv.inputs.v[i]);
 		if (S_ISDIR(st.st_mode))
-			nv_fatal("cannot read '%s': %s", o.inputs.v[i], strerror(EISDIR));
+			nv_fatal("cannot read '%s': %s", nv_drv.inputs.v[i], strerror(EISDIR));
 	}
-}
-
-/* A closed or full standard output is an error, said (sbase's fshut). */
-static int
-flush_stdout(void)
-{
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return 0;
-	nv_error("cannot write to standard output:");
-	return -1;
 }
 
 /* The output of input: -o, else its stem with the kind's extension. */
 static char *
 out_path(const char *input)
 {
-	static const char *const ext[] = { [OUT_PTX] = "ptx", [OUT_CUBIN] = "cubin", [OUT_LLVM] = "bc" };
+	static const char *const ext[] = { [NV_OUT_PTX] = "ptx", [NV_OUT_CUBIN] = "cubin", [NV_OUT_LLVM] = "bc" };
 
-	return o.output ? xstrdup(o.output) : xasprintf("%s.%s", stem(input), ext[o.out]);
+	return nv_drv.output ? xstrdup(nv_drv.output) : xasprintf("%s.%s", stem(input), ext[nv_drv.out]);
 }
 
 /* Every output can be written (its directory exists, it is not read-only),
@@ -1946,17 +1383,17 @@ out_path(const char *input)
 static void
 check_outputs(void)
 {
-	for (size_t i = 0; i < o.inputs.n; i++) {
-		char *out = out_path(o.inputs.v[i]);
-		const char *dep_file = o.dep_file, *dep_target = o.dep_target;
+	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
+		char *out = out_path(nv_drv.inputs.v[i]);
+		const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
 		int bad = nv_io_check_output(out);
 
-		if (!bad && o.deps) {
+		if (!bad && nv_drv.deps) {
 			dep_defaults(out);
-			bad = nv_io_check_output(o.dep_file);
+			bad = nv_io_check_output(nv_drv.dep_file);
 		}
-		o.dep_file = dep_file;
-		o.dep_target = dep_target;
+		nv_drv.dep_file = dep_file;
+		nv_drv.dep_target = dep_target;
 		if (bad)
 			nv_exit(NV_EXIT_ERROR);
 	}
@@ -1967,25 +1404,25 @@ static int
 compile(const char *input, const char *dir)
 {
 	struct plan p = { .dir = dir, .pipe = the_pipe() };
-	const char *dep_file = o.dep_file, *dep_target = o.dep_target;
+	const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
 	char tmpl[4096];
 	int rc;
 
-	o.input = input;
-	p.ext = o.lang_cu ? "cu" : ext_of(input);
+	nv_drv.input = input;
+	p.ext = nv_drv.lang_cu ? "cu" : ext_of(input);
 	p.is_cu = !strcmp(p.ext, "cu");
 	p.out = out_path(input);
 	p.base = stem(input);
-	if (o.deps)
+	if (nv_drv.deps)
 		dep_defaults(p.out);
 	p.nparts = parts_wanted();
-	if (o.keep)
-		p.tmp = o.keep_dir ? o.keep_dir : ".";
-	else if (o.dryrun)
+	if (nv_drv.keep)
+		p.tmp = nv_drv.keep_dir ? nv_drv.keep_dir : ".";
+	else if (nv_drv.dryrun)
 		p.tmp = TMP_MARK;
-	if (o.dryrun) {
+	if (nv_drv.dryrun) {
 		dryrun(&p);
-		rc = flush_stdout();
+		rc = nv_drv_flush_stdout();
 		goto out;
 	}
 	if (!p.tmp) {
@@ -1997,7 +1434,7 @@ compile(const char *input, const char *dir)
 		p.tmp = tmpl;
 		sig_dir = tmpl;
 	}
-	if (o.verbose && p.pipe != NV_PIPE_O0)
+	if (nv_drv.verbose && p.pipe != NV_PIPE_O0)
 		fprintf(stderr, "#$ %s\n", nv_pipe_name(p.pipe));
 	progress_start();
 	rc = build(&p);
@@ -2009,8 +1446,8 @@ compile(const char *input, const char *dir)
 	if (rc)
 		remove_output(p.out);
 out:
-	o.dep_file = dep_file;
-	o.dep_target = dep_target;
+	nv_drv.dep_file = dep_file;
+	nv_drv.dep_target = dep_target;
 	return rc;
 }
 
@@ -2023,68 +1460,48 @@ main(int argc, char **argv)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nv_diag_init(argv[0]);
-	parse(argc, argv, 0);
-	if (o.help || o.version || o.list_knobs) {
-		if (o.help)
-			help();
-		else if (o.version)
+	nv_drv_parse(argc, argv);
+	if (nv_drv.help || nv_drv.version || nv_drv.list_knobs) {
+		if (nv_drv.help)
+			nv_drv_help();
+		else if (nv_drv.version)
 			printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
 		else
 			list_knobs();
-		return flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
+		return nv_drv_flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
-	resolve_arch();
-	if (o.fast_math) {
-		/* nvcc: --use_fast_math -> -ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1 -fast-math */
-		o.ftz = o.ftz < 0 ? 1 : o.ftz;
-		o.prec_div = o.prec_div < 0 ? 0 : o.prec_div;
-		o.prec_sqrt = o.prec_sqrt < 0 ? 0 : o.prec_sqrt;
-	}
-	if (o.device_debug) {
-		/* nvcc -G: device code unoptimized, whatever -O says (that is for the host) */
-		o.olevel = 0;
-		o.fc = -1;
-	}
-	if (o.res_usage) {
-		if (o.out == OUT_CUBIN)
-			nv_strv_push(&o.xptxas, "-v");
-		else
-			nv_warn("resource usage is not shown as the final resource allocation is not done "
-			        "(it is with -cubin)");
-	}
-	check_knobs();
-	have_cuda = nv_cuda_find(&cuda) == 0;
+	nv_drv_finish();
 	dir = self_dir();
-	if (o.print_pipeline) {
+	if (nv_drv.print_pipeline) {
 		print_pipeline(dir);
-		return flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
+		return nv_drv_flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
-	if (!o.inputs.n)
+	if (!nv_drv.inputs.n)
 		nv_usage_error("no input file (see 'nvcc-lite --help')");
-	if (o.inputs.n > 1 && o.output)
+	if (nv_drv.inputs.n > 1 && nv_drv.output)
 		nv_usage_error("a single input file is required when an output file is given (-o '%s')",
-		               o.output);
+		               nv_drv.output);
 	check_inputs();
-	if (!o.dryrun)
+	if (!nv_drv.dryrun)
 		check_outputs();
 	/* make's fds are checked before this process opens any file (rule 4) */
-	if (!o.dryrun && nv_js_init(&js, getenv("MAKEFLAGS"), o.jobserver))
+	if (!nv_drv.dryrun && nv_js_init(&js, getenv("MAKEFLAGS"), nv_drv.jobserver))
 		nv_exit(NV_EXIT_ERROR);
-	if (!o.dryrun && o.time_file)
+	if (!nv_drv.dryrun && nv_drv.time_file)
 		open_timing();
-	if (!o.dryrun && o.save_remarks && mkdir(o.save_remarks, 0777) && errno != EEXIST)
-		nv_fatal("cannot create '%s':", o.save_remarks);
-	if (!o.dryrun && o.keep_dir && mkdir(o.keep_dir, 0777) && errno != EEXIST)
-		nv_fatal("cannot create '%s':", o.keep_dir);
+	if (!nv_drv.dryrun && nv_drv.save_remarks && mkdir(nv_drv.save_remarks, 0777) && errno != EEXIST)
+		nv_fatal("cannot create '%s':", nv_drv.save_remarks);
+	if (!nv_drv.dryrun && nv_drv.keep_dir && mkdir(nv_drv.keep_dir, 0777) && errno != EEXIST)
+		nv_fatal("cannot create '%s':", nv_drv.keep_dir);
 	nv_proc_on_signal(on_signal);
 	/* a stage whose pipe brings nothing leaves the error to the one that failed */
 	setenv("NVCC_LITE_CHAIN", "1", 1);
-	for (size_t i = 0; i < o.inputs.n && !rc; i++)
-		rc = compile(o.inputs.v[i], dir);
+	for (size_t i = 0; i < nv_drv.inputs.n && !rc; i++)
+		rc = compile(nv_drv.inputs.v[i], dir);
 	nv_js_release_all();
 	if (timing)
-		record_driver(&t0, o.output ? o.output : "");
+		record_driver(&t0, nv_drv.output ? nv_drv.output : "");
 	if (timing && fclose(timing) && !rc)
-		nv_fatal("cannot write -time file '%s':", o.time_file);
+		nv_fatal("cannot write -time file '%s':", nv_drv.time_file);
 	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);
 }
