@@ -4,8 +4,19 @@
  * driver: nvcc-lite's parts, a file a concern, for cmd/nvcc-lite.c's main.
  *   drv-flags.c     the command line: the flag table, parsing, --help, the
  *                   options' defaults that depend on others
+ *   drv-frontend.c  the CUDA front end's command, the header cache
+ *   drv-device.c    the device pipeline of one input as chains of stages
+ *   drv-run.c       running chains: the jobserver, -v, -time, progress,
+ *                   failures and signals
  */
+#include <stdio.h>
+#include <time.h>
+
 #include "cuda.h"
+#include "jobserver.h"
+#include "pch.h"
+#include "pipeline.h"
+#include "proc.h"
 #include "util.h"
 
 /* What a device compile writes. */
@@ -40,6 +51,32 @@ extern struct nv_drv_opts nv_drv;
  * none, the shim instead). */
 extern struct nv_cuda nv_drv_cuda;
 extern int nv_drv_have_cuda;
+/* make's jobserver, when MAKEFLAGS names one: set up by main, before
+ * anything runs. */
+extern struct nv_js nv_drv_js;
+
+/*
+ * -dryrun writes a script in which the temporary directory is "$tmp" and
+ * Phase II is a loop over the parts ("$p", number $i).  These markers stand
+ * for them in the argument vectors.
+ */
+#define NV_DRV_TMP_MARK "@TMP@"
+#define NV_DRV_PART_MARK "@PART@"
+#define NV_DRV_NUM_MARK "@I@"
+
+#define NV_DRV_MAX_STEPS 24
+
+/* A chain of steps joined by pipes: argv and name of each, what it reads
+ * and writes. */
+struct nv_drv_chain {
+	char **argv[NV_DRV_MAX_STEPS];
+	const char *name[NV_DRV_MAX_STEPS];
+	char *in[NV_DRV_MAX_STEPS], *out[NV_DRV_MAX_STEPS]; /* files each step reads, writes (NULL: a pipe) */
+	size_t n;
+	const char *label;      /* "phase I", "phase II part 3", ... for -time */
+	int timed;              /* done, its times recorded */
+	struct nv_chain run;
+};
 
 /* drv-flags.c */
 /* Parse argv into nv_drv (-optf files where they stand); a bad flag is a usage error. */
@@ -53,5 +90,62 @@ void nv_drv_finish(void);
 int nv_drv_remark_flag(const char *a);
 /* Flush stdout: 0, or -1 after saying it cannot be written (closed, full). */
 int nv_drv_flush_stdout(void);
+
+/* drv-frontend.c */
+/* The front end's command: the source to a module in out, its dependency
+ * file in deps (-MD), through the precompiled header pch when not NULL. */
+char **nv_drv_front_end(const char *dir, const char *out, const char *deps, const char *pch);
+/* The header cache's entry for this command line: its precompiled header
+ * when fresh, else built now (its diagnostics in err, the files it writes
+ * added to paths) unless another compile builds it; NULL when there is none. */
+const char *nv_drv_header_cache(const char *dir, struct nv_pch *pch, const char *err, struct nv_strv *paths);
+
+/* drv-device.c */
+/* Where the programs live: beside this executable. */
+char *nv_drv_self_dir(void);
+/* The extension of path ("cu"), "" for none. */
+const char *nv_drv_ext(const char *path);
+/* "dir/k.cu" -> "k" */
+char *nv_drv_stem(const char *path);
+/* The pipeline the options select: nvopt<ON>, or nvopt<Ofc...>. */
+enum nv_pipe_id nv_drv_pipe(void);
+/* -MF defaults to the output with .d for its extension, -MT to the output. */
+void nv_drv_dep_defaults(const char *out);
+/* -list-knobs: every knob, a line each. */
+void nv_drv_list_knobs(void);
+/* -print-pipeline: the steps the options select, with their arguments. */
+void nv_drv_print_pipeline(const char *dir);
+/* One input to out through the device pipeline (-dryrun: printed as a
+ * script); 0, or -1 after a failure reported, the output removed. */
+int nv_drv_compile(const char *input, const char *out, const char *dir);
+
+/* drv-run.c */
+/* Quote av as one shell command on fp (-dryrun's markers as "$tmp", "$p"). */
+void nv_drv_print_cmd(FILE *fp, char **av);
+/* Print the chain's commands: "#$ " lines under -v, a script's under -dryrun. */
+void nv_drv_show_chain(FILE *fp, const struct nv_drv_chain *c, const char *indent);
+/* Remove a failed build's output, if a regular file ("-", devices and fifos stay). */
+void nv_drv_remove_output(const char *path);
+/* The progress line of a compile starts (a terminal, no -v) ... */
+void nv_drv_progress_start(void);
+/* ... and is wiped. */
+void nv_drv_progress_clear(void);
+/* On a signal, remove paths (NULL: none; the array is read at the signal) ... */
+void nv_drv_sig_paths(const struct nv_strv *paths);
+/* ... and the directory dir, once empty (NULL: none). */
+void nv_drv_sig_dir(const char *dir);
+/* The signal hook (nv_proc_on_signal): tokens back, the stages reaped, the files removed. */
+void nv_drv_on_signal(void);
+/* -time's rows for the steps of c, once done. */
+void nv_drv_record_times(const struct nv_drv_chain *c);
+/* Open the -time file (its header when new). */
+void nv_drv_time_open(void);
+/* The driver's own -time rows, and the file closed (an error when rc is 0). */
+void nv_drv_time_close(const struct timespec *t0, int rc);
+/* Run cs[0..n), at most max at once or as make's tokens allow; 0, or -1
+ * when one failed (reported, the others stopped). */
+int nv_drv_run_chains(struct nv_drv_chain *cs, size_t n, size_t max);
+/* Run one chain (-keep: a step at a time); 0 or -1. */
+int nv_drv_run_one(struct nv_drv_chain *c);
 
 #endif
