@@ -8,6 +8,12 @@
  *   drv-device.c    the device pipeline of one input as chains of stages
  *   drv-run.c       running chains: the jobserver, -v, -time, progress,
  *                   failures and signals
+ *   drv-plan.c      the plan: the jobs of the command line, as data, then
+ *                   run or printed as one script
+ *
+ * clang's driver in small: the command line is parsed whole, then planned
+ * (nv_drv_plan: a job per thing to run), then the plan is run or printed.
+ * A new output kind is new jobs in the plan, not a branch in main.
  */
 #include <stdio.h>
 #include <time.h>
@@ -20,11 +26,43 @@
 #include "util.h"
 
 /* What a device compile writes. */
-enum nv_out { NV_OUT_PTX, NV_OUT_CUBIN, NV_OUT_LLVM };
+enum nv_out { NV_OUT_PTX, NV_OUT_CUBIN, NV_OUT_LLVM /* later: NV_OUT_FATBIN, NV_OUT_OBJ, NV_OUT_EXE ... */ };
+
+/* What a job does. */
+enum nv_act {
+	NV_ACT_DEVICE, /* our device pipeline: one source or module to PTX, a cubin or bitcode (front
+	                * end, Phase I, split, Phase II, join: drv-device.c's chains) */
+	NV_ACT_TOOL,   /* one program run as is (argv): later ptxas, fatbinary, the host compile,
+	                * nvlink, the link */
+};
+
+/* One thing the run does. */
+struct nv_job {
+	enum nv_act act;
+	const char *label;   /* for -v/-time/progress/errors: "ptxas", "fatbinary", ... */
+	char **argv;         /* NV_ACT_TOOL: NULL-terminated */
+	const char *input;   /* NV_ACT_DEVICE: the source or module (NV_ACT_TOOL: for -time, or NULL) */
+	const char *arch;    /* NV_ACT_DEVICE: the GPU it compiles for (NV_ACT_TOOL: for -time, or NULL) */
+	enum nv_out kind;    /* NV_ACT_DEVICE: what it writes */
+	char *output;        /* the file the job writes */
+	int temporary;       /* a file of the build, not the user's: removed at the end unless -keep,
+	                      * and on failure/signal */
+};
+
+/* The jobs of a command line, in the order they run. */
+struct nv_plan {
+	struct nv_job *jobs;
+	size_t n, cap;
+	char *dir;           /* where the programs live: beside nvcc-lite */
+	char *tmp;           /* the run's directory for intermediates, every job's: -keep's (-keep-dir,
+	                      * else "."), NV_DRV_TMP_MARK under -dryrun ("$tmp"), else made by the
+	                      * first nv_plan_tmp_dir (NULL until then) */
+	int made_tmp;        /* tmp was made (mkdtemp): removed when the run ends */
+};
 
 /* The options of the command line. */
 struct nv_drv_opts {
-	const char *input, *output, *arch, *keep_dir, *save_remarks;
+	const char *output, *arch, *keep_dir, *save_remarks;
 	const char *std, *ccbin;  /* -std=c++17; -ccbin (its include dir reaches the front end) */
 	int lang_cu, device_debug, no_warnings, res_usage, rdc;
 	const char *dep_file, *dep_target; /* -MF, -MT */
@@ -74,6 +112,7 @@ struct nv_drv_chain {
 	char *in[NV_DRV_MAX_STEPS], *out[NV_DRV_MAX_STEPS]; /* files each step reads, writes (NULL: a pipe) */
 	size_t n;
 	const char *label;      /* "phase I", "phase II part 3", ... for -time */
+	const char *src, *arch; /* the source and the GPU, for -time */
 	int timed;              /* done, its times recorded */
 	struct nv_chain run;
 };
@@ -92,13 +131,16 @@ int nv_drv_remark_flag(const char *a);
 int nv_drv_flush_stdout(void);
 
 /* drv-frontend.c */
-/* The front end's command: the source to a module in out, its dependency
- * file in deps (-MD), through the precompiled header pch when not NULL. */
-char **nv_drv_front_end(const char *dir, const char *out, const char *deps, const char *pch);
-/* The header cache's entry for this command line: its precompiled header
+/* The front end's command for DEVICE job j: its source to a module in out,
+ * its dependency file in deps (-MD), through the precompiled header pch
+ * when not NULL. */
+char **nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps,
+                        const char *pch);
+/* The header cache's entry for j's command line: its precompiled header
  * when fresh, else built now (its diagnostics in err, the files it writes
  * added to paths) unless another compile builds it; NULL when there is none. */
-const char *nv_drv_header_cache(const char *dir, struct nv_pch *pch, const char *err, struct nv_strv *paths);
+const char *nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
+                                const char *err, struct nv_strv *paths);
 
 /* drv-device.c */
 /* Where the programs live: beside this executable. */
@@ -114,10 +156,14 @@ void nv_drv_dep_defaults(const char *out);
 /* -list-knobs: every knob, a line each. */
 void nv_drv_list_knobs(void);
 /* -print-pipeline: the steps the options select, with their arguments. */
-void nv_drv_print_pipeline(const char *dir);
-/* One input to out through the device pipeline (-dryrun: printed as a
- * script); 0, or -1 after a failure reported, the output removed. */
-int nv_drv_compile(const char *input, const char *out, const char *dir);
+void nv_drv_print_pipeline(void);
+/* Does DEVICE job j write intermediates in the plan's tmp? */
+int nv_drv_device_uses_tmp(const struct nv_job *j);
+/* DEVICE job j as -dryrun prints it, after the script's preamble. */
+void nv_drv_device_dryrun(const struct nv_plan *pl, const struct nv_job *j);
+/* Run DEVICE job j: its input to its output, for its arch, through the
+ * plan's tmp; 0, or -1 after a failure reported. */
+int nv_drv_device_run(struct nv_plan *pl, const struct nv_job *j);
 
 /* drv-run.c */
 /* Quote av as one shell command on fp (-dryrun's markers as "$tmp", "$p"). */
@@ -126,12 +172,14 @@ void nv_drv_print_cmd(FILE *fp, char **av);
 void nv_drv_show_chain(FILE *fp, const struct nv_drv_chain *c, const char *indent);
 /* Remove a failed build's output, if a regular file ("-", devices and fifos stay). */
 void nv_drv_remove_output(const char *path);
-/* The progress line of a compile starts (a terminal, no -v) ... */
-void nv_drv_progress_start(void);
+/* The progress line of a compile of input starts (a terminal, no -v) ... */
+void nv_drv_progress_start(const char *input);
 /* ... and is wiped. */
 void nv_drv_progress_clear(void);
-/* On a signal, remove paths (NULL: none; the array is read at the signal) ... */
+/* On a signal, remove the job's paths (NULL: none; the array is read at the signal) ... */
 void nv_drv_sig_paths(const struct nv_strv *paths);
+/* ... the plan's temporaries so far (NULL: none) ... */
+void nv_drv_sig_temps(const struct nv_strv *paths);
 /* ... and the directory dir, once empty (NULL: none). */
 void nv_drv_sig_dir(const char *dir);
 /* The signal hook (nv_proc_on_signal): tokens back, the stages reaped, the files removed. */
@@ -147,5 +195,28 @@ void nv_drv_time_close(const struct timespec *t0, int rc);
 int nv_drv_run_chains(struct nv_drv_chain *cs, size_t n, size_t max);
 /* Run one chain (-keep: a step at a time); 0 or -1. */
 int nv_drv_run_one(struct nv_drv_chain *c);
+/* Run TOOL job j as a chain of one step (-v, -time, the jobserver and
+ * signals as for a stage); 0, or -1 after its failure reported. */
+int nv_drv_run_tool(const struct nv_job *j);
+
+/* drv-plan.c */
+/* Append a job (copied). */
+void nv_plan_add(struct nv_plan *p, const struct nv_job *j);
+/* The run's directory for intermediates (made now if it is not yet). */
+const char *nv_plan_tmp_dir(struct nv_plan *p);
+/* A path in it: tmp/name (caller frees). */
+char *nv_plan_tmp(struct nv_plan *p, const char *name);
+/* Every input is one nvcc-lite can compile and can read, before any is. */
+void nv_drv_check_inputs(void);
+/* The jobs of this command line: today one NV_ACT_DEVICE job per input, in order. */
+void nv_drv_plan(struct nv_plan *p);
+/* Every output of the plan that is the user's can be written, the
+ * dependency file's too, before anything runs; exits if not. */
+void nv_drv_check_outputs(const struct nv_plan *p);
+/* Run the jobs in order, stop at the first failure, remove temporaries and
+ * the failed job's output; 0 or -1. */
+int nv_drv_run(struct nv_plan *p);
+/* Print the whole plan as one shell script; 0, or -1 when stdout fails. */
+int nv_drv_dryrun(struct nv_plan *p);
 
 #endif

@@ -119,15 +119,32 @@ in_pipe(const struct nv_pipe_step *s, enum nv_pipe_id pipe)
 	return (s->in & (1u << pipe)) && !step_off(s);
 }
 
+/* The whole build of a DEVICE job (its input, arch, kind and output).  tmp
+ * is the directory for intermediates (NV_DRV_TMP_MARK in -dryrun); base the
+ * input's stem. */
+struct build {
+	const struct nv_job *job;
+	const char *dir, *ext, *out, *tmp, *base;
+	enum nv_pipe_id pipe;
+	int is_cu;            /* the input goes through the front end */
+	char *fe_out;         /* the front end's module, for a .cu input */
+	struct nv_pch pch;    /* the header cache's entry for this command */
+	const char *pch_use;  /* its precompiled header, when the front end uses it */
+	char *fe_deps;        /* its dependency file (-MD), until the build succeeds */
+	char *p1;             /* Phase I's output, when there is a Phase II */
+	size_t n1;            /* steps before Phase II, front end included */
+	unsigned nparts;
+};
+
 static char **
-stage_argv(const struct nv_pipe_step *s, const char *dir)
+stage_argv(const struct build *b, const struct nv_pipe_step *s)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
-	char *prog = nv_spawn_find(s->prog, dir);
+	char *prog = nv_spawn_find(s->prog, b->dir);
 	char *args = xstrdup(s->args), *save = NULL;
 
 	if (!prog)
-		nv_fatal("cannot find %s beside nvcc-lite in %s", s->prog, dir);
+		nv_fatal("cannot find %s beside nvcc-lite in %s", s->prog, b->dir);
 	nv_strv_push(av, prog);
 	free(prog);
 	for (char *t = strtok_r(args, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
@@ -137,13 +154,13 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 			continue; /* -rdc=true: other files may call in, so no whole-program mode */
 
 		if (pct)
-			nv_strv_pushf(av, "%.*s%d%s", (int)(pct - t), t, nv_pipe_olevel(nv_drv_pipe()), pct + 2);
+			nv_strv_pushf(av, "%.*s%d%s", (int)(pct - t), t, nv_pipe_olevel(b->pipe), pct + 2);
 		else
 			nv_strv_push(av, t);
 	}
 	free(args);
 	if (s->takes_arch)
-		nv_strv_pushf(av, "-arch=%s", nv_drv.arch);
+		nv_strv_pushf(av, "-arch=%s", b->job->arch);
 	if (s->stage == NV_STAGE_REFLECT || s->stage == NV_STAGE_LLC) {
 		if (nv_drv.ftz >= 0)
 			nv_strv_pushf(av, "-ftz=%d", nv_drv.ftz);
@@ -165,9 +182,9 @@ stage_argv(const struct nv_pipe_step *s, const char *dir)
 			nv_strv_push(av, "-g");
 		else if (nv_drv.lineinfo)
 			nv_strv_push(av, "-lineinfo");
-		if (nv_drv.out == NV_OUT_CUBIN && !strstr(s->args, "-stop-after"))
+		if (b->job->kind == NV_OUT_CUBIN && !strstr(s->args, "-stop-after"))
 			nv_strv_push(av, "-cubin");
-		for (size_t i = 0; nv_drv.out == NV_OUT_CUBIN && i < nv_drv.xptxas.n; i++)
+		for (size_t i = 0; b->job->kind == NV_OUT_CUBIN && i < nv_drv.xptxas.n; i++)
 			nv_strv_pushf(av, "-Xptxas=%s", nv_drv.xptxas.v[i]);
 	}
 	for (size_t i = 0; i < nv_drv.xcicc.n; i++)
@@ -208,14 +225,14 @@ add_step(struct nv_drv_chain *c, const char *name, char **argv)
 	c->argv[c->n++] = argv;
 }
 
-/* The steps of pipe in phase ph, appended to c. */
+/* The steps of b's pipe in phase ph, appended to c. */
 static void
-add_phase(struct nv_drv_chain *c, enum nv_pipe_id pipe, enum nv_phase ph, const char *dir)
+add_phase(const struct build *b, struct nv_drv_chain *c, enum nv_phase ph)
 {
 	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++)
-		if (s->phase == ph && in_pipe(s, pipe) &&
-		    (nv_drv.out != NV_OUT_LLVM || (s->stage != NV_STAGE_LLC && s->stage != NV_STAGE_REMAT)))
-			add_step(c, s->prog, stage_argv(s, dir));
+		if (s->phase == ph && in_pipe(s, b->pipe) &&
+		    (b->job->kind != NV_OUT_LLVM || (s->stage != NV_STAGE_LLC && s->stage != NV_STAGE_REMAT)))
+			add_step(c, s->prog, stage_argv(b, s));
 }
 
 static size_t
@@ -237,12 +254,12 @@ has_phase(enum nv_pipe_id pipe, enum nv_phase ph)
 /* The input and output of a chain: the first step reads in, the last
  * writes out.  A chain with no step gets nv-opt, which verifies and writes. */
 static void
-wire(struct nv_drv_chain *c, const char *in, const char *out, const char *dir)
+wire(const struct build *b, struct nv_drv_chain *c, const char *in, const char *out)
 {
 	if (c->n == 0) {
 		static const struct nv_pipe_step writer = { "nv-opt", NV_STAGE_OPT, NV_PHASE_1, 0, "", 0, { 0 } };
 
-		add_step(c, "nv-opt", stage_argv(&writer, dir));
+		add_step(c, "nv-opt", stage_argv(b, &writer));
 	}
 	if (in)
 		c->argv[0] = append(c->argv[0], in, NULL);
@@ -319,7 +336,7 @@ name_files(struct nv_drv_chain *c, const char *base, size_t first)
  * or .ll input the input as its one dependency.  0, or -1 after an error.
  */
 static int
-write_deps(const char *fe_deps)
+write_deps(const char *input, const char *fe_deps)
 {
 	char *text;
 	size_t len;
@@ -328,8 +345,8 @@ write_deps(const char *fe_deps)
 	if (fe_deps && nv_io_slurp(fe_deps, &text, &len))
 		return -1;
 	if (!fe_deps) {
-		text = nv_drv.dep_phony ? xasprintf("%s: %s\n\n%s:\n", nv_drv.dep_target, nv_drv.input, nv_drv.input)
-		                   : xasprintf("%s: %s\n", nv_drv.dep_target, nv_drv.input);
+		text = nv_drv.dep_phony ? xasprintf("%s: %s\n\n%s:\n", nv_drv.dep_target, input, input)
+		                   : xasprintf("%s: %s\n", nv_drv.dep_target, input);
 		len = strlen(text);
 	}
 	rc = nv_io_write(nv_drv.dep_file, text, len, 0, 0);
@@ -362,10 +379,12 @@ nv_drv_list_knobs(void)
 }
 
 void
-nv_drv_print_pipeline(const char *dir)
+nv_drv_print_pipeline(void)
 {
 	static const char *const phase[] = { "", "phase I ", "phase II", "codegen " };
 	enum nv_pipe_id pipe = nv_drv_pipe();
+	struct nv_job job = { .act = NV_ACT_DEVICE, .arch = nv_drv.arch, .kind = nv_drv.out };
+	struct build b = { .job = &job, .dir = nv_drv_self_dir(), .pipe = pipe };
 
 	printf("%s\n", nv_pipe_name(pipe));
 	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++) {
@@ -373,7 +392,7 @@ nv_drv_print_pipeline(const char *dir)
 
 		if (!in_pipe(s, pipe))
 			continue;
-		av = stage_argv(s, dir);
+		av = stage_argv(&b, s);
 		printf("  %s  %s", phase[s->phase], s->prog);
 		for (size_t i = 1; av[i]; i++)
 			printf(" %s", nv_shell_quote(av[i]));
@@ -413,23 +432,18 @@ parts_wanted(void)
 	return nv_drv.split_compile > 0 ? (unsigned)nv_drv.split_compile : 1;
 }
 
-/* The whole build.  tmp is the directory for intermediates (NV_DRV_TMP_MARK in
- * -dryrun); base the input's stem. */
-struct plan {
-	const char *dir, *ext, *out, *tmp, *base;
-	enum nv_pipe_id pipe;
-	int is_cu;            /* the input goes through the front end */
-	char *fe_out;         /* the front end's module, for a .cu input */
-	struct nv_pch pch;    /* the header cache's entry for this command */
-	const char *pch_use;  /* its precompiled header, when the front end uses it */
-	char *fe_deps;        /* its dependency file (-MD), until the build succeeds */
-	char *p1;             /* Phase I's output, when there is a Phase II */
-	size_t n1;            /* steps before Phase II, front end included */
-	unsigned nparts;
-};
+/* An empty chain of b's: its label, and the source and arch of its -time rows. */
+static void
+chain_init(const struct build *b, struct nv_drv_chain *c, const char *label)
+{
+	memset(c, 0, sizeof(*c));
+	c->label = label;
+	c->src = b->job->input;
+	c->arch = b->job->arch;
+}
 
 static char *
-tmp_path(const struct plan *p, const char *what)
+tmp_path(const struct build *p, const char *what)
 {
 	return xasprintf("%s/%s.%s", p->tmp, p->base, what);
 }
@@ -437,60 +451,57 @@ tmp_path(const struct plan *p, const char *what)
 /* The front end runs alone, into a file: when it fails, its diagnostics
  * are the whole story, with no stage after it complaining of no input. */
 static void
-fe_chain(struct plan *p, struct nv_drv_chain *c)
+fe_chain(struct build *p, struct nv_drv_chain *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->label = "front end";
+	chain_init(p, c, "front end");
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
 	if (nv_drv.deps && !p->fe_deps)
 		p->fe_deps = nv_drv.dryrun ? xstrdup(nv_drv.dep_file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
-	add_step(c, "front end", nv_drv_front_end(p->dir, p->fe_out, p->fe_deps, p->pch_use));
-	c->in[0] = xstrdup(nv_drv.input);
+	add_step(c, "front end", nv_drv_front_end(p->job, p->dir, p->fe_out, p->fe_deps, p->pch_use));
+	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }
 
 /* The header cache's entry for this build (nv_drv_header_cache). */
 static void
-header_cache(struct plan *p, struct nv_strv *paths)
+header_cache(struct build *p, struct nv_strv *paths)
 {
 	char *err = tmp_path(p, "pch.err");
 
-	p->pch_use = nv_drv_header_cache(p->dir, &p->pch, err, paths);
+	p->pch_use = nv_drv_header_cache(p->job, p->dir, &p->pch, err, paths);
 	free(err);
 }
 
 static void
-phase1_chain(struct plan *p, struct nv_drv_chain *c)
+phase1_chain(struct build *p, struct nv_drv_chain *c)
 {
 	int split = has_phase(p->pipe, NV_PHASE_2);
 	size_t first = p->fe_out ? 1 : 0;
 
-	memset(c, 0, sizeof(*c));
-	c->label = "phase I";
-	add_phase(c, p->pipe, NV_PHASE_1, p->dir);
+	chain_init(p, c, "phase I");
+	add_phase(p, c, NV_PHASE_1);
 	if (!split)
-		add_phase(c, p->pipe, NV_PHASE_CODEGEN, p->dir);
+		add_phase(p, c, NV_PHASE_CODEGEN);
 	if (split) {
 		/* named like a kept file, so -keep keeps it under that name */
 		p->p1 = xasprintf("%s/%s.%zu-%s.bc", p->tmp, p->base, first + (c->n ? c->n - 1 : 0),
 		                  c->n ? c->name[c->n - 1] : "nv-opt");
 	}
-	wire(c, p->fe_out ? p->fe_out : nv_drv.input, split ? p->p1 : p->out, p->dir);
+	wire(p, c, p->fe_out ? p->fe_out : p->job->input, split ? p->p1 : p->out);
 	p->n1 = first + c->n;
 	name_files(c, p->base, first);
 }
 
 /* Phase II (and codegen) on one module: in -> out. */
 static void
-phase2_chain(struct plan *p, struct nv_drv_chain *c, const char *in, const char *out, int codegen,
+phase2_chain(struct build *p, struct nv_drv_chain *c, const char *in, const char *out, int codegen,
              const char *label)
 {
-	memset(c, 0, sizeof(*c));
-	c->label = label;
-	add_phase(c, p->pipe, NV_PHASE_2, p->dir);
+	chain_init(p, c, label);
+	add_phase(p, c, NV_PHASE_2);
 	if (codegen)
-		add_phase(c, p->pipe, NV_PHASE_CODEGEN, p->dir);
-	wire(c, in, out, p->dir);
+		add_phase(p, c, NV_PHASE_CODEGEN);
+	wire(p, c, in, out);
 	if (codegen) {
 		name_files(c, p->base, p->n1);
 	} else {
@@ -502,7 +513,7 @@ phase2_chain(struct plan *p, struct nv_drv_chain *c, const char *in, const char 
 }
 
 static void
-split_chain(struct plan *p, struct nv_drv_chain *c)
+split_chain(struct build *p, struct nv_drv_chain *c)
 {
 	char *prefix = tmp_path(p, "split");
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
@@ -510,8 +521,7 @@ split_chain(struct plan *p, struct nv_drv_chain *c)
 
 	if (!prog)
 		nv_fatal("cannot find nv-split beside nvcc-lite in %s", p->dir);
-	memset(c, 0, sizeof(*c));
-	c->label = "split";
+	chain_init(p, c, "split");
 	nv_strv_push(av, prog);
 	nv_strv_pushf(av, "-n");
 	nv_strv_pushf(av, "%u", p->nparts);
@@ -527,21 +537,20 @@ split_chain(struct plan *p, struct nv_drv_chain *c)
 
 /* nv-link -split-map joins the parts (a list, or one glob in -dryrun). */
 static void
-join_chain(struct plan *p, struct nv_drv_chain *c, char **parts, size_t n)
+join_chain(struct build *p, struct nv_drv_chain *c, char **parts, size_t n)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	char *prog = nv_spawn_find("nv-link", p->dir), *map = tmp_path(p, "split.map");
 
 	if (!prog)
 		nv_fatal("cannot find nv-link beside nvcc-lite in %s", p->dir);
-	memset(c, 0, sizeof(*c));
-	c->label = "join, codegen";
+	chain_init(p, c, "join, codegen");
 	nv_strv_push(av, prog);
 	nv_strv_pushf(av, "-split-map=%s", map);
 	for (size_t i = 0; i < n; i++)
 		nv_strv_push(av, parts[i]);
 	add_step(c, "nv-link", av->v);
-	add_phase(c, p->pipe, NV_PHASE_CODEGEN, p->dir);
+	add_phase(p, c, NV_PHASE_CODEGEN);
 	c->argv[c->n - 1] = append(c->argv[c->n - 1], "-o", p->out);
 	c->in[0] = n == 1 ? xstrdup(parts[0]) : xasprintf("%s ...", parts[0]);
 	c->out[c->n - 1] = xstrdup(p->out);
@@ -551,26 +560,15 @@ join_chain(struct plan *p, struct nv_drv_chain *c, char **parts, size_t n)
 }
 
 static void
-dryrun(struct plan *p)
+dryrun(struct build *p)
 {
 	struct nv_drv_chain c;
 
-	printf("#!/bin/sh\n# nvcc-lite %s: %s\nset -e\nexport NVCC_LITE_CHAIN=1\n", nv_pipe_name(p->pipe),
-	       nv_drv.input);
-	if (nv_drv.save_remarks)
-		printf("mkdir -p %s\n", nv_shell_quote(nv_drv.save_remarks));
 	if (p->is_cu) {
 		header_cache(p, NULL);
 		fe_chain(p, &c);
-	}
-	if (p->is_cu || has_phase(p->pipe, NV_PHASE_2)) {
-		if (nv_drv.keep)
-			printf("tmp=%s\n", nv_shell_quote(nv_drv.keep_dir ? nv_drv.keep_dir : "."));
-		else
-			printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
-	}
-	if (p->is_cu)
 		nv_drv_show_chain(stdout, &c, "");
+	}
 	phase1_chain(p, &c);
 	nv_drv_show_chain(stdout, &c, "");
 	if (!p->p1)
@@ -603,7 +601,7 @@ dryrun(struct plan *p)
 /* The parts nv-split wrote, from its map: fewer than asked when it would
  * not cut (a module with aliases is one part). */
 static int
-split_parts(struct plan *p)
+split_parts(struct build *p)
 {
 	char *path = xasprintf("%s/%s.split.map", p->tmp, p->base);
 	struct nv_split_map map;
@@ -618,7 +616,7 @@ split_parts(struct plan *p)
 
 /* Every file the build may write in tmp, for cleanup (and the signal hook). */
 static void
-plan_paths(struct plan *p, struct nv_strv *paths)
+plan_paths(struct build *p, struct nv_strv *paths)
 {
 	if (p->fe_out)
 		nv_strv_push(paths, p->fe_out);
@@ -634,7 +632,7 @@ plan_paths(struct plan *p, struct nv_strv *paths)
 }
 
 static int
-build(struct plan *p)
+build(struct build *p)
 {
 	struct nv_drv_chain c, *cs;
 	struct nv_strv paths = { 0 }, outs = { 0 };
@@ -649,7 +647,7 @@ build(struct plan *p)
 		nv_drv_sig_paths(&paths);
 		rc = nv_drv_run_one(&c);
 		if (!rc && p->pch_use && nv_drv.deps &&
-		    nv_pch_fix_deps(&p->pch, p->fe_deps, nv_drv.input, nv_drv.deps == 1, nv_drv.dep_phony)) {
+		    nv_pch_fix_deps(&p->pch, p->fe_deps, p->job->input, nv_drv.deps == 1, nv_drv.dep_phony)) {
 			nv_error("cannot rewrite the dependency file '%s'", nv_drv.dep_file);
 			rc = -1;
 		}
@@ -697,7 +695,7 @@ build(struct plan *p)
 	free(cs);
 out:
 	if (!rc && nv_drv.deps)
-		rc = write_deps(p->fe_deps);
+		rc = write_deps(p->job->input, p->fe_deps);
 	for (size_t i = 0; !nv_drv.keep && i < paths.n; i++)
 		unlink(paths.v[i]);
 	nv_drv_sig_paths(NULL);
@@ -705,53 +703,60 @@ out:
 	return rc;
 }
 
+/* The build of DEVICE job j of plan pl, its tmp not yet known. */
+static void
+build_init(struct build *p, const struct nv_plan *pl, const struct nv_job *j)
+{
+	memset(p, 0, sizeof(*p));
+	p->job = j;
+	p->dir = pl->dir;
+	p->pipe = nv_drv_pipe();
+	p->ext = nv_drv.lang_cu ? "cu" : nv_drv_ext(j->input);
+	p->is_cu = !strcmp(p->ext, "cu");
+	p->out = j->output;
+	p->base = nv_drv_stem(j->input);
+	if (nv_drv.deps)
+		nv_drv_dep_defaults(p->out);
+	p->nparts = parts_wanted();
+}
+
+int
+nv_drv_device_uses_tmp(const struct nv_job *j)
+{
+	const char *ext = nv_drv.lang_cu ? "cu" : nv_drv_ext(j->input);
+
+	return !strcmp(ext, "cu") || has_phase(nv_drv_pipe(), NV_PHASE_2);
+}
+
+void
+nv_drv_device_dryrun(const struct nv_plan *pl, const struct nv_job *j)
+{
+	struct build p;
+	const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
+
+	build_init(&p, pl, j);
+	p.tmp = pl->tmp;
+	dryrun(&p);
+	nv_drv.dep_file = dep_file;
+	nv_drv.dep_target = dep_target;
+}
+
 /* One input to one output, as nvcc does it for each input it is given. */
 int
-nv_drv_compile(const char *input, const char *out, const char *dir)
+nv_drv_device_run(struct nv_plan *pl, const struct nv_job *j)
 {
-	struct plan p = { .dir = dir, .pipe = nv_drv_pipe() };
+	struct build p;
 	const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
-	char tmpl[4096];
 	int rc;
 
-	nv_drv.input = input;
-	p.ext = nv_drv.lang_cu ? "cu" : nv_drv_ext(input);
-	p.is_cu = !strcmp(p.ext, "cu");
-	p.out = out;
-	p.base = nv_drv_stem(input);
-	if (nv_drv.deps)
-		nv_drv_dep_defaults(p.out);
-	p.nparts = parts_wanted();
-	if (nv_drv.keep)
-		p.tmp = nv_drv.keep_dir ? nv_drv.keep_dir : ".";
-	else if (nv_drv.dryrun)
-		p.tmp = NV_DRV_TMP_MARK;
-	if (nv_drv.dryrun) {
-		dryrun(&p);
-		rc = nv_drv_flush_stdout();
-		goto out;
-	}
-	if (!p.tmp) {
-		const char *t = getenv("TMPDIR");
-
-		snprintf(tmpl, sizeof(tmpl), "%s/nvcc-lite.XXXXXX", t && *t ? t : "/tmp");
-		if (!mkdtemp(tmpl))
-			nv_fatal("cannot create a temporary directory in %s:", t && *t ? t : "/tmp");
-		p.tmp = tmpl;
-		nv_drv_sig_dir(tmpl);
-	}
+	build_init(&p, pl, j);
+	p.tmp = nv_plan_tmp_dir(pl);
 	if (nv_drv.verbose && p.pipe != NV_PIPE_O0)
 		fprintf(stderr, "#$ %s\n", nv_pipe_name(p.pipe));
-	nv_drv_progress_start();
+	nv_drv_progress_start(j->input);
 	rc = build(&p);
 	nv_drv_progress_clear();
 	drop_empty_remarks();
-	if (p.tmp == tmpl)
-		rmdir(tmpl);
-	nv_drv_sig_dir(NULL);
-	if (rc)
-		nv_drv_remove_output(p.out);
-out:
 	nv_drv.dep_file = dep_file;
 	nv_drv.dep_target = dep_target;
 	return rc;

@@ -84,17 +84,17 @@ front_end_cuda(struct nv_strv *av, const char *dir)
  * sm_XX with nvcc's macro for the family; an sm_XXa gets nvcc's macros
  * for the arch and the family besides clang's own. */
 static void
-front_end_arch(struct nv_strv *av)
+front_end_arch(struct nv_strv *av, const char *arch)
 {
-	const struct nv_arch *a = nv_target_arch(nv_drv.arch);
-	size_t n = strlen(nv_drv.arch);
-	char last = n ? nv_drv.arch[n - 1] : 0;
+	const struct nv_arch *a = nv_target_arch(arch);
+	size_t n = strlen(arch);
+	char last = n ? arch[n - 1] : 0;
 	int isa;
 
 	if (last == 'f')
-		nv_strv_pushf(av, "--cuda-gpu-arch=%.*s", (int)(n - 1), nv_drv.arch);
+		nv_strv_pushf(av, "--cuda-gpu-arch=%.*s", (int)(n - 1), arch);
 	else
-		nv_strv_pushf(av, "--cuda-gpu-arch=%s", nv_drv.arch);
+		nv_strv_pushf(av, "--cuda-gpu-arch=%s", arch);
 	if (last == 'a')
 		nv_strv_pushf(av, "-D__CUDA_ARCH_SPECIFIC__=%d", a->sm * 10);
 	if (last == 'a' || last == 'f')
@@ -114,7 +114,7 @@ front_end_arch(struct nv_strv *av)
  * the headers mean.  user_includes 0 leaves out -include FILE (the header
  * cache holds what every source includes, not what one build adds). */
 static struct nv_strv *
-front_end_flags(const char *dir, int user_includes)
+front_end_flags(const char *dir, const char *arch, int user_includes)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	const char *env = getenv("NVCC_LITE_CLANG");
@@ -128,7 +128,7 @@ front_end_flags(const char *dir, int user_includes)
 	nv_strv_push(av, "-x");
 	nv_strv_push(av, "cuda");
 	nv_strv_push(av, "--cuda-device-only");
-	front_end_arch(av);
+	front_end_arch(av, arch);
 	nv_strv_push(av, "-nocudalib");
 	nv_strv_push(av, "-Wno-unknown-cuda-version");
 	if (nv_drv_have_cuda) {
@@ -176,9 +176,9 @@ front_end_flags(const char *dir, int user_includes)
 /* The front end: the source to a module in out, its dependency file in
  * deps (-MD), through the header cache pch when there is one. */
 char **
-nv_drv_front_end(const char *dir, const char *out, const char *deps, const char *pch)
+nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps, const char *pch)
 {
-	struct nv_strv *av = front_end_flags(dir, 1);
+	struct nv_strv *av = front_end_flags(dir, j->arch, 1);
 
 	if (pch) {
 		nv_strv_push(av, "-include-pch");
@@ -195,7 +195,7 @@ nv_drv_front_end(const char *dir, const char *out, const char *deps, const char 
 	}
 	nv_strv_push(av, "-emit-llvm");
 	nv_strv_push(av, "-c");
-	nv_strv_push(av, nv_drv.input);
+	nv_strv_push(av, j->input);
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, out);
 	return av->v;
@@ -207,10 +207,12 @@ nv_drv_front_end(const char *dir, const char *out, const char *deps, const char 
  * build that prints anything (a warning in a header) is not cached, so the
  * warning is not lost on the next compile. */
 const char *
-nv_drv_header_cache(const char *dir, struct nv_pch *pch, const char *err, struct nv_strv *paths)
+nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch, const char *err,
+                    struct nv_strv *paths)
 {
 	struct nv_strv *av;
-	struct nv_drv_chain c = { .label = "header cache", .n = 1, .name = { "front end" } };
+	struct nv_drv_chain c = { .label = "header cache", .n = 1, .name = { "front end" }, .src = j->input,
+	                          .arch = j->arch };
 	char *cache;
 	const char *use = NULL;
 	int off = 0, rc, fd, nul;
@@ -218,7 +220,7 @@ nv_drv_header_cache(const char *dir, struct nv_pch *pch, const char *err, struct
 
 	if (nv_drv.no_cache || !(cache = nv_pch_dir()))
 		return NULL;
-	av = front_end_flags(dir, 0);
+	av = front_end_flags(dir, j->arch, 0);
 	nv_pch_init(pch, cache, av->v);
 	free(cache);
 	if (nv_pch_fresh(pch, &off))

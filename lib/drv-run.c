@@ -89,6 +89,7 @@ nv_drv_show_chain(FILE *fp, const struct nv_drv_chain *c, const char *indent)
 
 static struct {
 	int on;                 /* stderr is a terminal, and no -v */
+	const char *input;      /* what is compiled */
 	struct timespec t0;     /* the compile's start */
 	const char *what;       /* "front end", "phase I", "phase II" ... */
 	size_t done, total;     /* chains done of a set run at once */
@@ -96,10 +97,11 @@ static struct {
 } prog;
 
 void
-nv_drv_progress_start(void)
+nv_drv_progress_start(const char *input)
 {
 	const char *term = getenv("TERM");
 
+	prog.input = input;
 	prog.on = isatty(2) && !nv_drv.verbose && !nv_drv.dryrun && (!term || strcmp(term, "dumb"));
 	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 }
@@ -122,10 +124,10 @@ progress_show(void)
 	if (secs < 1)
 		return;
 	if (prog.total > 1)
-		snprintf(line, sizeof(line), "nvcc-lite: %s: %s, %zu of %zu parts done (%ld s)", nv_drv.input,
+		snprintf(line, sizeof(line), "nvcc-lite: %s: %s, %zu of %zu parts done (%ld s)", prog.input,
 		         prog.what, prog.done, prog.total, secs);
 	else
-		snprintf(line, sizeof(line), "nvcc-lite: %s: %s (%ld s)", nv_drv.input, prog.what, secs);
+		snprintf(line, sizeof(line), "nvcc-lite: %s: %s (%ld s)", prog.input, prog.what, secs);
 	if (prog.shown && !strcmp(line, last))
 		return;
 	memcpy(last, line, sizeof(last));
@@ -158,9 +160,10 @@ nv_drv_progress_clear(void)
 struct nv_js nv_drv_js;
 static FILE *timing;
 
-/* Paths to remove on a signal: set up before anything runs. */
-static char **sig_paths;
-static size_t nsig_paths;
+/* Paths to remove on a signal: set up before anything runs.  The job's
+ * (sig_paths) and the plan's temporaries so far (sig_temps). */
+static char **sig_paths, **sig_temps;
+static size_t nsig_paths, nsig_temps;
 static const char *sig_dir;
 
 void
@@ -168,6 +171,13 @@ nv_drv_sig_paths(const struct nv_strv *paths)
 {
 	sig_paths = paths ? paths->v : NULL;
 	nsig_paths = paths ? paths->n : 0;
+}
+
+void
+nv_drv_sig_temps(const struct nv_strv *paths)
+{
+	sig_temps = paths ? paths->v : NULL;
+	nsig_temps = paths ? paths->n : 0;
 }
 
 void
@@ -188,6 +198,8 @@ nv_drv_on_signal(void)
 	errno = saved;
 	for (size_t i = 0; i < nsig_paths; i++)
 		unlink(sig_paths[i]);
+	for (size_t i = 0; i < nsig_temps; i++)
+		unlink(sig_temps[i]);
 	if (sig_dir)
 		rmdir(sig_dir);
 }
@@ -223,9 +235,9 @@ nv_drv_record_times(const struct nv_drv_chain *c)
 		prev_exit = exit;
 		wall_in_steps += own;
 		for (int cpu = 0; cpu < 2; cpu++)
-			fprintf(timing, "%s , %s (%s) , %s , %s , %s , nvcc-lite , %.4f , %s\n", nv_drv.input,
+			fprintf(timing, "%s , %s (%s) , %s , %s , %s , nvcc-lite , %.4f , %s\n", c->src,
 			        c->name[i], c->label, c->in[i] ? c->in[i] : "-", c->out[i] ? c->out[i] : "-",
-			        nv_drv.arch, cpu ? c->run.cpu_ms[i] : own, cpu ? "ms (cpu)" : "ms");
+			        c->arch, cpu ? c->run.cpu_ms[i] : own, cpu ? "ms (cpu)" : "ms");
 	}
 }
 
@@ -373,7 +385,7 @@ nv_drv_run_one(struct nv_drv_chain *c)
 	if (nv_drv.keep) {
 		/* one step at a time: each writes its file before the next reads it */
 		for (size_t i = 0; i < c->n; i++) {
-			struct nv_drv_chain one = { .n = 1, .label = c->label };
+			struct nv_drv_chain one = { .n = 1, .label = c->label, .src = c->src, .arch = c->arch };
 
 			one.argv[0] = c->argv[i];
 			one.name[0] = c->name[i];
@@ -399,6 +411,23 @@ nv_drv_time_open(void)
 	if (fresh)
 		fprintf(timing, "source file name , phase name , phase input files , phase output file , "
 		                "arch , tool, metric , unit\n");
+}
+
+int
+nv_drv_run_tool(const struct nv_job *j)
+{
+	struct nv_drv_chain c = { .n = 1, .label = j->label, .src = j->input ? j->input : "",
+	                          .arch = j->arch ? j->arch : "" };
+	int rc;
+
+	c.argv[0] = j->argv;
+	c.name[0] = j->label;
+	c.in[0] = j->input ? xstrdup(j->input) : NULL;
+	c.out[0] = j->output ? xstrdup(j->output) : NULL;
+	nv_drv_progress_start(j->input ? j->input : j->output);
+	rc = nv_drv_run_one(&c);
+	nv_drv_progress_clear();
+	return rc;
 }
 
 void
