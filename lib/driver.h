@@ -40,7 +40,7 @@ enum nv_act {
 struct nv_job {
 	enum nv_act act;
 	const char *label;   /* for -v/-time/progress/errors: "ptxas", "fatbinary", ... */
-	char **argv;         /* NV_ACT_TOOL: NULL-terminated */
+	char **argv;         /* NV_ACT_TOOL: NULL-terminated, argv[0] a path (nv_spawn_find) */
 	const char *input;   /* NV_ACT_DEVICE: the source or module (NV_ACT_TOOL: for -time, or NULL) */
 	const char *arch;    /* NV_ACT_DEVICE: the GPU it compiles for (NV_ACT_TOOL: for -time, or NULL) */
 	enum nv_out kind;    /* NV_ACT_DEVICE: what it writes */
@@ -83,7 +83,9 @@ struct nv_drv_opts {
 };
 
 /* The run's options: nv_drv_parse fills them, nv_drv_finish completes them,
- * every part reads them.  The one global of the driver's options. */
+ * every part reads them.  The one global of the driver's options; only
+ * dep_file and dep_target change after nv_drv_finish: set to an output's
+ * defaults while it is checked or compiled, then put back. */
 extern struct nv_drv_opts nv_drv;
 /* The CUDA installation, found once by nv_drv_finish (nv_drv_have_cuda 0:
  * none, the shim instead). */

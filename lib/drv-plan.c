@@ -159,8 +159,11 @@ nv_drv_dryrun(struct nv_plan *p)
 	printf("\nset -e\nexport NVCC_LITE_CHAIN=1\n");
 	if (nv_drv.save_remarks)
 		printf("mkdir -p %s\n", nv_shell_quote(nv_drv.save_remarks));
-	for (size_t i = 0; i < p->n; i++)
-		tmp |= p->jobs[i].temporary || (p->jobs[i].act == NV_ACT_DEVICE && nv_drv_device_uses_tmp(&p->jobs[i]));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nv_job *j = &p->jobs[i];
+
+		tmp |= j->temporary || (j->act == NV_ACT_DEVICE && nv_drv_device_uses_tmp(j));
+	}
 	if (tmp && nv_drv.keep)
 		printf("tmp=%s\n", nv_shell_quote(p->tmp));
 	else if (tmp)
