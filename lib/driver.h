@@ -1,0 +1,224 @@
+#ifndef NV_DRIVER_H
+#define NV_DRIVER_H
+/*
+ * driver: nvcc-lite's parts, a file a concern, for cmd/nvcc-lite.c's main.
+ *   drv-flags.c     the command line: the flag table, parsing, --help, the
+ *                   options' defaults that depend on others
+ *   drv-frontend.c  the CUDA front end's command, the header cache
+ *   drv-device.c    the device pipeline of one input as chains of stages
+ *   drv-run.c       running chains: the jobserver, -v, -time, progress,
+ *                   failures and signals
+ *   drv-plan.c      the plan: the jobs of the command line, as data, then
+ *                   run or printed as one script
+ *
+ * clang's driver in small: the command line is parsed whole, then planned
+ * (nv_drv_plan: a job per thing to run), then the plan is run or printed.
+ * A new output kind is new jobs in the plan, not a branch in main.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "cuda.h"
+#include "jobserver.h"
+#include "pch.h"
+#include "pipeline.h"
+#include "proc.h"
+#include "util.h"
+
+/* What a device compile writes. */
+enum nv_out { NV_OUT_PTX, NV_OUT_CUBIN, NV_OUT_LLVM /* later: NV_OUT_FATBIN, NV_OUT_OBJ, NV_OUT_EXE ... */ };
+
+/* What a job does. */
+enum nv_act {
+	NV_ACT_DEVICE, /* our device pipeline: one source or module to PTX, a cubin or bitcode (front
+	                * end, Phase I, split, Phase II, join: drv-device.c's chains) */
+	NV_ACT_TOOL,   /* one program run as is (argv): later ptxas, fatbinary, the host compile,
+	                * nvlink, the link */
+};
+
+/* One thing the run does. */
+struct nv_job {
+	enum nv_act act;
+	const char *label;   /* for -v/-time/progress/errors: "ptxas", "fatbinary", ... */
+	char **argv;         /* NV_ACT_TOOL: NULL-terminated, argv[0] a path (nv_spawn_find) */
+	const char *input;   /* NV_ACT_DEVICE: the source or module (NV_ACT_TOOL: for -time, or NULL) */
+	const char *arch;    /* NV_ACT_DEVICE: the GPU it compiles for (NV_ACT_TOOL: for -time, or NULL) */
+	enum nv_out kind;    /* NV_ACT_DEVICE: what it writes */
+	char *output;        /* the file the job writes */
+	int temporary;       /* a file of the build, not the user's: removed at the end unless -keep,
+	                      * and on failure/signal */
+};
+
+/* The jobs of a command line, in the order they run. */
+struct nv_plan {
+	struct nv_job *jobs;
+	size_t n, cap;
+	char *dir;           /* where the programs live: beside nvcc-lite */
+	char *tmp;           /* the run's directory for intermediates, every job's: -keep's (-keep-dir,
+	                      * else "."), NV_DRV_TMP_MARK under -dryrun ("$tmp"), else made by the
+	                      * first nv_plan_tmp_dir (NULL until then) */
+	int made_tmp;        /* tmp was made (mkdtemp): removed when the run ends */
+};
+
+/* The options of the command line. */
+struct nv_drv_opts {
+	const char *output, *arch, *keep_dir, *save_remarks;
+	const char *std, *ccbin;  /* -std=c++17; -ccbin (its include dir reaches the front end) */
+	int lang_cu, device_debug, no_warnings, res_usage, rdc;
+	const char *dep_file, *dep_target; /* -MF, -MT */
+	enum nv_out out;
+	const char *time_file;
+	int olevel, fc, verbose, dryrun, keep, lineinfo, help, version, list_knobs, print_pipeline;
+	int deps, dep_phony, dep_quote; /* -MD (1) or -MMD (2); -MP; no -MT */
+	int ftz, prec_div, prec_sqrt, fmad, fast_math; /* -1: not given */
+	int jobserver, no_cache;
+	long long maxreg, split_compile; /* split_compile -1: not given, 0: CPUs */
+	struct nv_strv cpp;     /* -I -D -U for the front end */
+	struct nv_strv xcicc;   /* -Xcicc arguments */
+	struct nv_strv xptxas;  /* -Xptxas arguments */
+	struct nv_strv inputs;  /* every input file, compiled one after another */
+	struct nv_strv fe;      /* -Xclang and -Werror=: more front-end arguments */
+	struct nv_strv host;    /* -Xcompiler, -g: kept for the host compiler */
+	struct nv_strv linker;  /* -Xlinker: kept for the host link */
+};
+
+/* The run's options: nv_drv_parse fills them, nv_drv_finish completes them,
+ * every part reads them.  The one global of the driver's options; only
+ * dep_file and dep_target change after nv_drv_finish: set to an output's
+ * defaults while it is checked or compiled, then put back. */
+extern struct nv_drv_opts nv_drv;
+/* The CUDA installation, found once by nv_drv_finish (nv_drv_have_cuda 0:
+ * none, the shim instead). */
+extern struct nv_cuda nv_drv_cuda;
+extern int nv_drv_have_cuda;
+/* make's jobserver, when MAKEFLAGS names one: set up by main, before
+ * anything runs. */
+extern struct nv_js nv_drv_js;
+
+/*
+ * -dryrun writes a script in which the temporary directory is "$tmp" and
+ * Phase II is a loop over the parts ("$p", number $i).  These markers stand
+ * for them in the argument vectors.
+ */
+#define NV_DRV_TMP_MARK "@TMP@"
+#define NV_DRV_PART_MARK "@PART@"
+#define NV_DRV_NUM_MARK "@I@"
+
+#define NV_DRV_MAX_STEPS 24
+
+/* A chain of steps joined by pipes: argv and name of each, what it reads
+ * and writes. */
+struct nv_drv_chain {
+	char **argv[NV_DRV_MAX_STEPS];
+	const char *name[NV_DRV_MAX_STEPS];
+	char *in[NV_DRV_MAX_STEPS], *out[NV_DRV_MAX_STEPS]; /* files each step reads, writes (NULL: a pipe) */
+	size_t n;
+	const char *label;      /* "phase I", "phase II part 3", ... for -time */
+	const char *src, *arch; /* the source and the GPU, for -time */
+	int timed;              /* done, its times recorded */
+	struct nv_chain run;
+};
+
+/* drv-flags.c */
+/* Parse argv into nv_drv (-optf files where they stand); a bad flag is a usage error. */
+void nv_drv_parse(int argc, char **argv);
+/* Print --help: the flag table. */
+void nv_drv_help(void);
+/* After parsing: -arch=native and the like resolved, -use_fast_math's and
+ * -G's defaults, -res-usage, the -Xcicc knobs checked, CUDA found. */
+void nv_drv_finish(void);
+/* Is a an -Xcicc -pass-remarks*= flag (every stage takes it)? */
+int nv_drv_remark_flag(const char *a);
+/* Flush stdout: 0, or -1 after saying it cannot be written (closed, full). */
+int nv_drv_flush_stdout(void);
+
+/* drv-frontend.c */
+/* The front end's command for DEVICE job j: its source to a module in out,
+ * its dependency file in deps (-MD), through the precompiled header pch
+ * when not NULL. */
+char **nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps,
+                        const char *pch);
+/* The header cache's entry for j's command line: its precompiled header
+ * when fresh, else built now (its diagnostics in err, the files it writes
+ * added to paths) unless another compile builds it; NULL when there is none. */
+const char *nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
+                                const char *err, struct nv_strv *paths);
+
+/* drv-device.c */
+/* Where the programs live: beside this executable. */
+char *nv_drv_self_dir(void);
+/* The extension of path ("cu"), "" for none. */
+const char *nv_drv_ext(const char *path);
+/* "dir/k.cu" -> "k" */
+char *nv_drv_stem(const char *path);
+/* The pipeline the options select: nvopt<ON>, or nvopt<Ofc...>. */
+enum nv_pipe_id nv_drv_pipe(void);
+/* -MF defaults to the output with .d for its extension, -MT to the output. */
+void nv_drv_dep_defaults(const char *out);
+/* -list-knobs: every knob, a line each. */
+void nv_drv_list_knobs(void);
+/* -print-pipeline: the steps the options select, with their arguments. */
+void nv_drv_print_pipeline(void);
+/* Does DEVICE job j write intermediates in the plan's tmp? */
+int nv_drv_device_uses_tmp(const struct nv_job *j);
+/* DEVICE job j as -dryrun prints it, after the script's preamble. */
+void nv_drv_device_dryrun(const struct nv_plan *pl, const struct nv_job *j);
+/* Run DEVICE job j: its input to its output, for its arch, through the
+ * plan's tmp; 0, or -1 after a failure reported. */
+int nv_drv_device_run(struct nv_plan *pl, const struct nv_job *j);
+
+/* drv-run.c */
+/* Quote av as one shell command on fp (-dryrun's markers as "$tmp", "$p"). */
+void nv_drv_print_cmd(FILE *fp, char **av);
+/* Print the chain's commands: "#$ " lines under -v, a script's under -dryrun. */
+void nv_drv_show_chain(FILE *fp, const struct nv_drv_chain *c, const char *indent);
+/* Remove a failed build's output, if a regular file ("-", devices and fifos stay). */
+void nv_drv_remove_output(const char *path);
+/* The progress line of a compile of input starts (a terminal, no -v) ... */
+void nv_drv_progress_start(const char *input);
+/* ... and is wiped. */
+void nv_drv_progress_clear(void);
+/* On a signal, remove the job's paths (NULL: none; the array is read at the signal) ... */
+void nv_drv_sig_paths(const struct nv_strv *paths);
+/* ... the plan's temporaries so far (NULL: none) ... */
+void nv_drv_sig_temps(const struct nv_strv *paths);
+/* ... and the directory dir, once empty (NULL: none). */
+void nv_drv_sig_dir(const char *dir);
+/* The signal hook (nv_proc_on_signal): tokens back, the stages reaped, the files removed. */
+void nv_drv_on_signal(void);
+/* -time's rows for the steps of c, once done. */
+void nv_drv_record_times(const struct nv_drv_chain *c);
+/* Open the -time file (its header when new). */
+void nv_drv_time_open(void);
+/* The driver's own -time rows, and the file closed (an error when rc is 0). */
+void nv_drv_time_close(const struct timespec *t0, int rc);
+/* Run cs[0..n), at most max at once or as make's tokens allow; 0, or -1
+ * when one failed (reported, the others stopped). */
+int nv_drv_run_chains(struct nv_drv_chain *cs, size_t n, size_t max);
+/* Run one chain (-keep: a step at a time); 0 or -1. */
+int nv_drv_run_one(struct nv_drv_chain *c);
+/* Run TOOL job j as a chain of one step (-v, -time, the jobserver and
+ * signals as for a stage); 0, or -1 after its failure reported. */
+int nv_drv_run_tool(const struct nv_job *j);
+
+/* drv-plan.c */
+/* Append a job (copied). */
+void nv_plan_add(struct nv_plan *p, const struct nv_job *j);
+/* The run's directory for intermediates (made now if it is not yet). */
+const char *nv_plan_tmp_dir(struct nv_plan *p);
+/* A path in it: tmp/name (caller frees). */
+char *nv_plan_tmp(struct nv_plan *p, const char *name);
+/* Every input is one nvcc-lite can compile and can read, before any is. */
+void nv_drv_check_inputs(void);
+/* The jobs of this command line: today one NV_ACT_DEVICE job per input, in order. */
+void nv_drv_plan(struct nv_plan *p);
+/* Every output of the plan that is the user's can be written, the
+ * dependency file's too, before anything runs; exits if not. */
+void nv_drv_check_outputs(const struct nv_plan *p);
+/* Run the jobs in order, stop at the first failure, remove temporaries and
+ * the failed job's output; 0 or -1. */
+int nv_drv_run(struct nv_plan *p);
+/* Print the whole plan as one shell script; 0, or -1 when stdout fails. */
+int nv_drv_dryrun(struct nv_plan *p);
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * drv-frontend: the CUDA front end's command (clang-22, device only, with
+ * the CUDA installation's own include setup, or the shim without one), and
+ * the header cache: the headers every source of a command line includes,
+ * precompiled once.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cuda.h"
+#include "diag.h"
+#include "driver.h"
+#include "pch.h"
+#include "proc.h"
+#include "target.h"
+#include "util.h"
+
+#ifndef NV_LLVM_BINDIR
+#define NV_LLVM_BINDIR "/usr/lib/llvm-22/bin"
+#endif
+
+/* The host compiler's own include directory (omp.h, quadmath.h): nvcc
+ * preprocesses device code with the host compiler, so it sees them. */
+static char *
+host_include_dir(void)
+{
+	const char *cc = nv_drv.ccbin ? nv_drv.ccbin : "gcc";
+	struct stat st;
+	char *cmd, line[4096] = "";
+	FILE *p;
+	size_t n;
+
+	if (!stat(cc, &st) && S_ISDIR(st.st_mode))
+		cmd = xasprintf("%s -print-file-name=include 2>/dev/null", nv_shell_quote(xasprintf("%s/gcc", cc)));
+	else
+		cmd = xasprintf("%s -print-file-name=include 2>/dev/null", nv_shell_quote(cc));
+	p = popen(cmd, "r");
+	free(cmd);
+	if (!p)
+		return NULL;
+	if (!fgets(line, sizeof(line), p))
+		line[0] = '\0';
+	pclose(p);
+	n = strcspn(line, "\n");
+	line[n] = '\0';
+	return line[0] == '/' && !stat(line, &st) && S_ISDIR(st.st_mode) ? xstrdup(line) : NULL;
+}
+
+/* The CUDA installation's part of the front end's command: the version
+ * clang cannot read from CUDA 13 (without it clang falls back to the launch
+ * API CUDA 13 removed), nvcc.profile's include directories, and the
+ * compatibility header. */
+static void
+front_end_cuda(struct nv_strv *av, const char *dir)
+{
+	char *hinc;
+
+	nv_strv_pushf(av, "--cuda-path=%s", nv_drv_cuda.root);
+	if (nv_drv_cuda.major) {
+		nv_strv_push(av, "-Xclang");
+		nv_strv_pushf(av, "-target-sdk-version=%d.%d", nv_drv_cuda.major, nv_drv_cuda.minor);
+	}
+	if (!nv_drv_cuda.incs.n)
+		nv_cuda_read_profile(&nv_drv_cuda);
+	for (size_t i = 0; i < nv_drv_cuda.incs.n; i++)
+		nv_strv_push(av, nv_drv_cuda.incs.v[i]);
+	/* found as a system header, so -MMD leaves it out as it does CUDA's */
+	nv_strv_push(av, "-isystem");
+	nv_strv_pushf(av, "%s/../share/nvcc-lite", dir);
+	nv_strv_push(av, "-include");
+	nv_strv_push(av, "nvcc_compat.h");
+	if ((hinc = host_include_dir())) {
+		nv_strv_push(av, "-idirafter");
+		nv_strv_push(av, hinc);
+		free(hinc);
+	}
+}
+
+/* The GPU, as clang-22 takes it.  It has no sm_XXf: those compile as
+ * sm_XX with nvcc's macro for the family; an sm_XXa gets nvcc's macros
+ * for the arch and the family besides clang's own. */
+static void
+front_end_arch(struct nv_strv *av, const char *arch)
+{
+	const struct nv_arch *a = nv_target_arch(arch);
+	size_t n = strlen(arch);
+	char last = n ? arch[n - 1] : 0;
+	int isa;
+
+	if (last == 'f')
+		nv_strv_pushf(av, "--cuda-gpu-arch=%.*s", (int)(n - 1), arch);
+	else
+		nv_strv_pushf(av, "--cuda-gpu-arch=%s", arch);
+	if (last == 'a')
+		nv_strv_pushf(av, "-D__CUDA_ARCH_SPECIFIC__=%d", a->sm * 10);
+	if (last == 'a' || last == 'f')
+		nv_strv_pushf(av, "-D__CUDA_ARCH_FAMILY_SPECIFIC__=%d", a->sm * 10);
+	/* clang's PTX ISA is the newest it knows of CUDA (8.8): too old for
+	 * sm_110, and not what nv-llc writes */
+	isa = nv_drv_have_cuda ? nv_cuda_ptx_isa(&nv_drv_cuda) : 0;
+	if (a->ptx > isa)
+		isa = a->ptx;
+	nv_strv_push(av, "-Xclang");
+	nv_strv_push(av, "-target-feature");
+	nv_strv_push(av, "-Xclang");
+	nv_strv_pushf(av, "+ptx%d", isa);
+}
+
+/* The front end's command up to its input: everything that decides what
+ * the headers mean.  user_includes 0 leaves out -include FILE (the header
+ * cache holds what every source includes, not what one build adds). */
+static struct nv_strv *
+front_end_flags(const char *dir, const char *arch, int user_includes)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+	const char *env = getenv("NVCC_LITE_CLANG");
+	char *clang = env ? xstrdup(env) : nv_spawn_find("clang-22", NV_LLVM_BINDIR);
+
+	if (!clang)
+		clang = nv_spawn_find("clang", NV_LLVM_BINDIR);
+	if (!clang)
+		nv_fatal("cannot find clang-22 for CUDA sources (install clang-22 or set NVCC_LITE_CLANG)");
+	nv_strv_push(av, clang);
+	nv_strv_push(av, "-x");
+	nv_strv_push(av, "cuda");
+	nv_strv_push(av, "--cuda-device-only");
+	front_end_arch(av, arch);
+	nv_strv_push(av, "-nocudalib");
+	nv_strv_push(av, "-Wno-unknown-cuda-version");
+	if (nv_drv_have_cuda) {
+		front_end_cuda(av, dir);
+	} else {
+		nv_strv_push(av, "-nocudainc");
+		nv_strv_push(av, "-include");
+		nv_strv_pushf(av, "%s/../share/nvcc-lite/cuda_shim.h", dir);
+	}
+	if (nv_drv.std)
+		nv_strv_pushf(av, "-std=%s", nv_drv.std); /* else clang's gnu++17, as nvcc's gcc */
+	if (nv_drv.rdc)
+		nv_strv_push(av, "-fgpu-rdc");
+	nv_strv_push(av, "-O3");
+	nv_strv_push(av, "-Xclang");
+	nv_strv_push(av, "-disable-llvm-passes");
+	if (nv_drv.device_debug) {
+		/* without it clang keeps only line directives in device code */
+		nv_strv_push(av, "--cuda-noopt-device-debug");
+		nv_strv_push(av, "-g");
+	} else if (nv_drv.lineinfo) {
+		nv_strv_push(av, "-gline-tables-only");
+	}
+	if (nv_drv.no_warnings)
+		nv_strv_push(av, "-w");
+	if (nv_drv.ftz == 1)
+		nv_strv_push(av, "-fgpu-flush-denormals-to-zero");
+	if (nv_drv.fmad == 0)
+		nv_strv_push(av, "-ffp-contract=off");
+	if (nv_drv.fast_math)
+		nv_strv_push(av, "-fgpu-approx-transcendentals");
+	for (size_t i = 0; i < nv_drv.cpp.n; i++) {
+		if (!user_includes && !strcmp(nv_drv.cpp.v[i], "-include")) {
+			i++;
+			continue;
+		}
+		nv_strv_push(av, nv_drv.cpp.v[i]);
+	}
+	for (size_t i = 0; i < nv_drv.fe.n; i++)
+		nv_strv_push(av, nv_drv.fe.v[i]);
+	free(clang);
+	return av;
+}
+
+/* The front end: the source to a module in out, its dependency file in
+ * deps (-MD), through the header cache pch when there is one. */
+char **
+nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps, const char *pch)
+{
+	struct nv_strv *av = front_end_flags(dir, j->arch, 1);
+
+	if (pch) {
+		nv_strv_push(av, "-include-pch");
+		nv_strv_push(av, pch);
+	}
+	if (nv_drv.deps) {
+		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
+		nv_strv_push(av, "-MF");
+		nv_strv_push(av, deps);
+		nv_strv_push(av, nv_drv.dep_quote ? "-MQ" : "-MT");
+		nv_strv_push(av, nv_drv.dep_target);
+		if (nv_drv.dep_phony)
+			nv_strv_push(av, "-MP");
+	}
+	nv_strv_push(av, "-emit-llvm");
+	nv_strv_push(av, "-c");
+	nv_strv_push(av, j->input);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, out);
+	return av->v;
+}
+
+/* The header cache's entry for this build: used when fresh; else built
+ * now, unless another compile is building it (then this one goes without).
+ * Nothing here fails the build: without a cache it is only slower.  A
+ * build that prints anything (a warning in a header) is not cached, so the
+ * warning is not lost on the next compile. */
+const char *
+nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch, const char *err,
+                    struct nv_strv *paths)
+{
+	struct nv_strv *av;
+	struct nv_drv_chain c = { .label = "header cache", .n = 1, .name = { "front end" }, .src = j->input,
+	                          .arch = j->arch };
+	char *cache;
+	const char *use = NULL;
+	int off = 0, rc, fd, nul;
+	struct stat st;
+
+	if (nv_drv.no_cache || !(cache = nv_pch_dir()))
+		return NULL;
+	av = front_end_flags(dir, j->arch, 0);
+	nv_pch_init(pch, cache, av->v);
+	free(cache);
+	if (nv_pch_fresh(pch, &off))
+		return off ? NULL : pch->pch;
+	if (nv_drv.dryrun || nv_pch_lock(pch))
+		return NULL;
+	nv_strv_push(paths, pch->lock);
+	nv_strv_push(paths, pch->tmp_pch);
+	nv_strv_push(paths, pch->tmp_deps);
+	nv_drv_sig_paths(paths);
+	nv_strv_push(av, "-Xclang");
+	nv_strv_push(av, "-emit-pch");
+	nv_strv_push(av, "-MD");
+	nv_strv_push(av, "-MF");
+	nv_strv_push(av, pch->tmp_deps);
+	nv_strv_push(av, "-emit-llvm");
+	nv_strv_push(av, "-c");
+	nv_strv_push(av, pch->src);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, pch->tmp_pch);
+	c.argv[0] = av->v;
+	c.in[0] = pch->src;
+	c.out[0] = pch->pch;
+	/* its diagnostics are not the user's business: kept aside, they say
+	 * whether the headers can be cached */
+	nv_strv_push(paths, err);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		nv_pch_abandon(pch);
+		return NULL;
+	}
+	if (nv_drv.verbose)
+		nv_drv_show_chain(stderr, &c, "");
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	rc = nv_chain_start(&c.run, c.argv, c.n, nul, -1, fd);
+	close(fd);
+	close(nul);
+	while (!rc && c.run.alive > 0)
+		nv_chain_wait(1);
+	nv_drv_record_times(&c);
+	rc = rc || c.run.failed;
+	if (nv_pch_commit(pch, !rc, stat(err, &st) == 0 && st.st_size == 0) == 0) {
+		use = pch->pch;
+		nv_pch_trim(pch->dir, 32);
+	}
+	nv_chain_release(&c.run);
+	unlink(err);
+	return use;
+}
