@@ -45,9 +45,6 @@ main(int argc, char **argv)
 	}
 	if (!nv_drv.inputs.n)
 		nv_usage_error("no input file (see 'nvcc-lite --help')");
-	if (nv_drv.inputs.n > 1 && nv_drv.output)
-		nv_usage_error("a single input file is required when an output file is given (-o '%s')",
-		               nv_drv.output);
 	nv_drv_check_inputs();
 	nv_drv_plan(&plan);
 	if (nv_drv.dryrun)

@@ -19,14 +19,27 @@
 #include <time.h>
 
 #include "cuda.h"
+#include "gencode.h"
 #include "jobserver.h"
 #include "pch.h"
 #include "pipeline.h"
 #include "proc.h"
 #include "util.h"
 
-/* What a device compile writes. */
-enum nv_out { NV_OUT_PTX, NV_OUT_CUBIN, NV_OUT_LLVM /* later: NV_OUT_FATBIN, NV_OUT_OBJ, NV_OUT_EXE ... */ };
+/* What a command line writes: the rows of drv-plan.c's output table.  The
+ * first three are a device compile's (a DEVICE job's kind). */
+enum nv_out {
+	NV_OUT_PTX, NV_OUT_CUBIN, NV_OUT_LLVM, /* -ptx, -cubin, -emit-llvm */
+	NV_OUT_FATBIN,                         /* -fatbin */
+	NV_OUT_OBJ,                            /* -c, -dc: a host object */
+	NV_OUT_DLINK,                          /* -dlink: the device link as a host object */
+	NV_OUT_LIB,                            /* -lib: a static library */
+	NV_OUT_EXE,                            /* a program: nvcc's default */
+	NV_OUT_DEPS,                           /* -M: make's dependencies only */
+};
+
+/* The CUDA runtime a program links (-cudart). */
+enum nv_cudart { NV_CUDART_STATIC, NV_CUDART_SHARED, NV_CUDART_NONE };
 
 /* What a job does. */
 enum nv_act {
@@ -45,6 +58,11 @@ struct nv_job {
 	const char *arch;    /* NV_ACT_DEVICE: the GPU it compiles for (NV_ACT_TOOL: for -time, or NULL) */
 	enum nv_out kind;    /* NV_ACT_DEVICE: what it writes */
 	char *output;        /* the file the job writes */
+	const char *base;    /* NV_ACT_DEVICE: the stem of its intermediates (NULL: the input's) */
+	const char *deps_for; /* NV_ACT_DEVICE: -MD/-MMD write the dependency file of this output
+	                       * (NULL: none from this job) */
+	int clang_host;      /* NV_ACT_DEVICE: the host side is clang's (-c): static kernels keep
+	                      * clang's names, which its registration code uses */
 	int temporary;       /* a file of the build, not the user's: removed at the end unless -keep,
 	                      * and on failure/signal */
 };
@@ -58,6 +76,8 @@ struct nv_plan {
 	                      * else "."), NV_DRV_TMP_MARK under -dryrun ("$tmp"), else made by the
 	                      * first nv_plan_tmp_dir (NULL until then) */
 	int made_tmp;        /* tmp was made (mkdtemp): removed when the run ends */
+	struct nv_strv temps; /* files of the build that no job names as its output (nvlink's
+	                       * registration list): removed at the end unless -keep */
 };
 
 /* The options of the command line. */
@@ -80,6 +100,15 @@ struct nv_drv_opts {
 	struct nv_strv fe;      /* -Xclang and -Werror=: more front-end arguments */
 	struct nv_strv host;    /* -Xcompiler, -g: kept for the host compiler */
 	struct nv_strv linker;  /* -Xlinker: kept for the host link */
+	struct nv_strv libs;    /* -L and -l, in order, for the link (and nvlink) */
+	struct nv_strv xnvlink; /* -Xnvlink: for the device link */
+	struct nv_gencodes targets; /* -arch, -code, -gencode: the build's targets (nv_drv_finish) */
+	struct nv_strv gencode; /* -gencode values, in order, read by nv_drv_finish */
+	const char *code;       /* -code's value, NULL if not given */
+	enum nv_cudart cudart;
+	int host_olevel;        /* -O given: the host compiler's level too (-1: not given) */
+	int shared;             /* -shared: the link writes a shared library */
+	int out_given;          /* an output kind flag was given (else nvcc's default, a program) */
 };
 
 /* The run's options: nv_drv_parse fills them, nv_drv_finish completes them,
@@ -138,6 +167,13 @@ int nv_drv_flush_stdout(void);
  * when not NULL. */
 char **nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps,
                         const char *pch);
+/* clang-22 in CUDA host mode: src's host side to the object out, the fatbin
+ * embedded and its kernels registered; arch: the first target's GPU. */
+char **nv_drv_host_compile(const char *dir, const char *arch, const char *src, const char *fatbin,
+                           const char *out);
+/* -M: make's dependencies of src for target, to out ("-": standard output). */
+char **nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char *target,
+                        const char *out);
 /* The header cache's entry for j's command line: its precompiled header
  * when fresh, else built now (its diagnostics in err, the files it writes
  * added to paths) unless another compile builds it; NULL when there is none. */
@@ -201,7 +237,31 @@ int nv_drv_run_one(struct nv_drv_chain *c);
  * signals as for a stage); 0, or -1 after its failure reported. */
 int nv_drv_run_tool(const struct nv_job *j);
 
+/* drv-host.c */
+/* CUDA's program name (ptxas, fatbinary, nvlink) as a path; one line and
+ * exit 1 when there is no CUDA or it lacks the program (why: "-c", ...). */
+char *nv_drv_cuda_tool(const char *name, const char *why);
+/* The host compiler for C++ (c 0) or C (c 1), as -ccbin names it, else g++ or gcc; dies when missing. */
+char *nv_drv_host_cc(int c);
+/* The jobs of -fatbin: src's PTX for each target, a cubin for each GPU, the fatbin in out. */
+void nv_drv_plan_fatbin(struct nv_plan *p, const char *src, char *out);
+/* The jobs of a .cu file's host object obj: the fatbin, then clang's host
+ * compile with it embedded; temporary: obj is a file of the build. */
+void nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary);
+/* The job of a host-only source (.cpp, .c): the host compiler to obj. */
+void nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int temporary);
+
+/* drv-link.c */
+/* The device link of objs (nvlink, fatbinary -link, link.stub) into the host object out. */
+void nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int temporary);
+/* The device link (unless -cudart none), then the host link of objs into out. */
+void nv_drv_plan_link(struct nv_plan *p, const struct nv_strv *objs, char *out);
+/* -lib: objs into the static library out. */
+void nv_drv_plan_lib(struct nv_plan *p, const struct nv_strv *objs, char *out);
+
 /* drv-plan.c */
+/* A file of the build no job names as its output: removed at the end unless -keep. */
+void nv_plan_temp(struct nv_plan *p, char *path);
 /* Append a job (copied). */
 void nv_plan_add(struct nv_plan *p, const struct nv_job *j);
 /* The run's directory for intermediates (made now if it is not yet). */

@@ -134,6 +134,7 @@ struct build {
 	char *p1;             /* Phase I's output, when there is a Phase II */
 	size_t n1;            /* steps before Phase II, front end included */
 	unsigned nparts;
+	int deps;             /* this build writes the -MD/-MMD file (of job->deps_for) */
 };
 
 static char **
@@ -152,6 +153,8 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 
 		if (nv_drv.rdc && !strcmp(t, "-internalize"))
 			continue; /* -rdc=true: other files may call in, so no whole-program mode */
+		if (b->job->clang_host && !strcmp(t, "-cudafe"))
+			t = "-cudafe=clang"; /* clang's host side registers clang's names */
 
 		if (pct)
 			nv_strv_pushf(av, "%.*s%d%s", (int)(pct - t), t, nv_pipe_olevel(b->pipe), pct + 2);
@@ -455,7 +458,7 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 {
 	chain_init(p, c, "front end");
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
-	if (nv_drv.deps && !p->fe_deps)
+	if (p->deps && !p->fe_deps)
 		p->fe_deps = nv_drv.dryrun ? xstrdup(nv_drv.dep_file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
 	add_step(c, "front end", nv_drv_front_end(p->job, p->dir, p->fe_out, p->fe_deps, p->pch_use));
 	c->in[0] = xstrdup(p->job->input);
@@ -646,7 +649,7 @@ build(struct build *p)
 		plan_paths(p, &paths); /* now with the front end's files */
 		nv_drv_sig_paths(&paths);
 		rc = nv_drv_run_one(&c);
-		if (!rc && p->pch_use && nv_drv.deps &&
+		if (!rc && p->pch_use && p->deps &&
 		    nv_pch_fix_deps(&p->pch, p->fe_deps, p->job->input, nv_drv.deps == 1, nv_drv.dep_phony)) {
 			nv_error("cannot rewrite the dependency file '%s'", nv_drv.dep_file);
 			rc = -1;
@@ -694,7 +697,7 @@ build(struct build *p)
 	}
 	free(cs);
 out:
-	if (!rc && nv_drv.deps)
+	if (!rc && p->deps)
 		rc = write_deps(p->job->input, p->fe_deps);
 	for (size_t i = 0; !nv_drv.keep && i < paths.n; i++)
 		unlink(paths.v[i]);
@@ -714,9 +717,10 @@ build_init(struct build *p, const struct nv_plan *pl, const struct nv_job *j)
 	p->ext = nv_drv.lang_cu ? "cu" : nv_drv_ext(j->input);
 	p->is_cu = !strcmp(p->ext, "cu");
 	p->out = j->output;
-	p->base = nv_drv_stem(j->input);
-	if (nv_drv.deps)
-		nv_drv_dep_defaults(p->out);
+	p->base = j->base ? xstrdup(j->base) : nv_drv_stem(j->input);
+	p->deps = nv_drv.deps && j->deps_for;
+	if (p->deps)
+		nv_drv_dep_defaults(j->deps_for);
 	p->nparts = parts_wanted();
 }
 

@@ -18,8 +18,8 @@
 #include "target.h"
 #include "util.h"
 
-struct nv_drv_opts nv_drv = { .arch = NV_DEFAULT_ARCH, .olevel = 3, .fc = -1, .ftz = -1, .prec_div = -1,
-                              .prec_sqrt = -1, .fmad = -1, .split_compile = -1 };
+struct nv_drv_opts nv_drv = { .olevel = 3, .fc = -1, .ftz = -1, .prec_div = -1, .prec_sqrt = -1,
+                              .fmad = -1, .split_compile = -1, .out = NV_OUT_EXE, .host_olevel = -1 };
 struct nv_cuda nv_drv_cuda;
 int nv_drv_have_cuda;
 
@@ -34,9 +34,27 @@ struct flag {
 
 static void set_output(const char *v) { nv_drv.output = v; }
 static void set_arch(const char *v) { nv_drv.arch = v; }
-static void set_ptx(const char *v) { (void)v; nv_drv.out = NV_OUT_PTX; }
-static void set_cubin(const char *v) { (void)v; nv_drv.out = NV_OUT_CUBIN; }
-static void set_llvm(const char *v) { (void)v; nv_drv.out = NV_OUT_LLVM; }
+/* An output kind: the last one given counts, as in nvcc. */
+static void
+set_out(enum nv_out kind)
+{
+	nv_drv.out = kind;
+	nv_drv.out_given = 1;
+}
+
+static void set_ptx(const char *v) { (void)v; set_out(NV_OUT_PTX); }
+static void set_cubin(const char *v) { (void)v; set_out(NV_OUT_CUBIN); }
+static void set_llvm(const char *v) { (void)v; set_out(NV_OUT_LLVM); }
+static void set_fatbin(const char *v) { (void)v; set_out(NV_OUT_FATBIN); }
+static void set_compile(const char *v) { (void)v; set_out(NV_OUT_OBJ); }
+static void set_dc(const char *v) { (void)v; set_out(NV_OUT_OBJ); nv_drv.rdc = 1; }
+static void set_dlink(const char *v) { (void)v; set_out(NV_OUT_DLINK); }
+static void set_lib(const char *v) { (void)v; set_out(NV_OUT_LIB); }
+static void set_link(const char *v) { (void)v; set_out(NV_OUT_EXE); }
+static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); }
+static void set_shared(const char *v) { (void)v; nv_drv.shared = 1; }
+static void add_l(const char *v) { nv_strv_pushf(&nv_drv.libs, "-l%s", v); }
+static void add_L(const char *v) { nv_strv_pushf(&nv_drv.libs, "-L%s", v); }
 static void set_verbose(const char *v) { (void)v; nv_drv.verbose = 1; }
 static void set_dryrun(const char *v) { (void)v; nv_drv.dryrun = 1; }
 static void set_keep(const char *v) { (void)v; nv_drv.keep = 1; }
@@ -69,6 +87,7 @@ push_split(struct nv_strv *sv, const char *v)
 static void add_xcicc(const char *v) { push_split(&nv_drv.xcicc, v); }
 static void add_xptxas(const char *v) { push_split(&nv_drv.xptxas, v); }
 static void add_xlinker(const char *v) { push_split(&nv_drv.linker, v); }
+static void add_xnvlink(const char *v) { push_split(&nv_drv.xnvlink, v); }
 static void add_xclang(const char *v) { nv_strv_push(&nv_drv.fe, "-Xclang"); nv_strv_push(&nv_drv.fe, v); }
 static void set_ccbin(const char *v) { nv_drv.ccbin = v; }
 static void set_device_debug(const char *v) { (void)v; nv_drv.device_debug = 1; }
@@ -177,24 +196,22 @@ set_fast_compile(const char *v)
 		nv_usage_error("-Ofast-compile called with unsupported level '%s', only supports 0, min, mid, or max", v);
 }
 
-/* -code=sm_XX (or compute_XX, or a list of one real target). */
-static void
-set_code(const char *v)
-{
-	if (strchr(v, ','))
-		nv_usage_error("-code '%s': nvcc-lite compiles for one sm target", v);
-	nv_drv.arch = v;
-}
+/* -code and -gencode are read whole by nv_drv_finish (lib/gencode.c). */
+static void set_code(const char *v) { nv_drv.code = v; }
+static void set_gencode(const char *v) { nv_strv_push(&nv_drv.gencode, v); }
 
-/* -gencode arch=compute_XX,code=sm_XX: one target. */
 static void
-set_gencode(const char *v)
+set_cudart(const char *v)
 {
-	const char *code = strstr(v, "code=");
+	static const char *const names[] = { [NV_CUDART_STATIC] = "static", [NV_CUDART_SHARED] = "shared",
+		                             [NV_CUDART_NONE] = "none" };
 
-	if (strncmp(v, "arch=", 5) || !code || code == v + 5 || strchr(code, ',') || strchr(code, '['))
-		nv_usage_error("-gencode '%s': expected arch=compute_XX,code=sm_XX (one sm target)", v);
-	nv_drv.arch = xstrdup(code + 5);
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(v, names[i])) {
+			nv_drv.cudart = (enum nv_cudart)i;
+			return;
+		}
+	nv_usage_error("invalid value '%s' for -cudart: expected static, shared or none", v);
 }
 
 /* nvcc's booleans: true/false (and 1/0). */
@@ -232,18 +249,25 @@ set_olevel(const char *v)
 	}
 	if (strlen(v) != 1 || v[0] < '0' || v[0] > '3')
 		nv_usage_error("invalid optimization level '-O%s': expected -O0 to -O3", v);
-	nv_drv.olevel = v[0] - '0';
+	nv_drv.olevel = nv_drv.host_olevel = v[0] - '0';
 }
 
 static const struct flag flags[] = {
-	{ "-o", "--output-file", VALUE, "FILE", "write the output to FILE (default: input name with .ptx, .cubin or .bc)", set_output },
+	{ "-o", "--output-file", VALUE, "FILE", "write the output to FILE (default: a.out for a program, else each input's name with the kind's extension)", set_output },
 	{ "-arch", "--gpu-architecture", VALUE, "sm_XX", "GPU to compile for (default " NV_DEFAULT_ARCH ")", set_arch },
 	{ "-O", NULL, JOINED_OR_VALUE, "N", "optimization level 0-3: runs nvopt<ON> (default 3)", set_olevel },
 	{ "-Ofc", "--Ofast-compile", VALUE, "max|mid|min", "fast-compile pipeline nvopt<Ofcmax|mid|min> instead of an -O level (0: off)", set_fast_compile },
-	{ "-code", "--gpu-code", VALUE, "sm_XX", "the one real GPU to generate code for (like -arch here)", set_code },
-	{ "-gencode", "--generate-code", VALUE, "arch=compute_XX,code=sm_XX", "one target, nvcc's spelling", set_gencode },
-	{ "-ptx", "--ptx", FLAG, NULL, "write PTX (the default)", set_ptx },
+	{ "-code", "--gpu-code", VALUE, "sm_XX,...", "the GPUs (sm_XX: a cubin) and PTX (compute_XX) made from -arch's virtual architecture", set_code },
+	{ "-gencode", "--generate-code", VALUE, "arch=compute_XX,code=[sm_XX,...]", "one virtual architecture and the codes made from it (repeatable)", set_gencode },
+	{ "-ptx", "--ptx", FLAG, NULL, "write PTX", set_ptx },
 	{ "-cubin", "--cubin", FLAG, NULL, "write a cubin (needs ptxas)", set_cubin },
+	{ "-fatbin", "--fatbin", FLAG, NULL, "write a fatbin: a cubin per GPU, the PTX asked for (needs CUDA)", set_fatbin },
+	{ "-c", "--compile", FLAG, NULL, "write a host object with the device code embedded as a fatbin (needs CUDA)", set_compile },
+	{ "-dc", "--device-c", FLAG, NULL, "-c with relocatable device code (-rdc=true)", set_dc },
+	{ "-dlink", "--device-link", FLAG, NULL, "device-link -dc objects (nvlink) into one host object (default a_dlink.o)", set_dlink },
+	{ "-lib", "--lib", FLAG, NULL, "write a static library of the objects (default a.a)", set_lib },
+	{ "-link", "--link", FLAG, NULL, "link a program (the default; a.out unless -o)", set_link },
+	{ "-M", "--generate-dependencies", FLAG, NULL, "write make's dependencies of each source (to stdout, or -o FILE) and nothing else", set_deps_only },
 	{ "-emit-llvm", NULL, FLAG, NULL, "write the optimized LLVM bitcode instead of PTX", set_llvm },
 	{ "-I", "--include-path", JOINED_OR_VALUE, "DIR", "add DIR to the include search path", add_I },
 	{ "-D", "--define-macro", JOINED_OR_VALUE, "NAME[=V]", "define a preprocessor macro", add_D },
@@ -262,7 +286,11 @@ static const struct flag flags[] = {
 	{ "-rdc", "--relocatable-device-code", VALUE, "true|false", "relocatable device code: no whole-program mode, extern device functions and variables, kernels launching kernels (default false)", set_rdc },
 	{ "-include", "--pre-include", VALUE, "FILE", "include FILE before the source", add_include },
 	{ "-Xcompiler", "--compiler-options", VALUE, "OPT,...", "host compiler options, kept for the host side; -D, -U and -I also reach the device front end", add_xcompiler },
-	{ "-Xlinker", "--linker-options", VALUE, "OPT,...", "host linker options, kept for the host link", add_xlinker },
+	{ "-Xlinker", "--linker-options", VALUE, "OPT,...", "host linker options, for the link", add_xlinker },
+	{ "-Xnvlink", "--nvlink-options", VALUE, "OPT,...", "nvlink options, for the device link", add_xnvlink },
+	{ "-cudart", "--cudart", VALUE, "static|shared|none", "the CUDA runtime a program links (default static)", set_cudart },
+	{ "-shared", "--shared", FLAG, NULL, "link a shared library instead of a program", set_shared },
+	{ "-m64", "--m64", FLAG, NULL, "accepted: the host code is 64-bit", accept_flag },
 	{ "-ccbin", "--compiler-bindir", VALUE, "PATH", "the host compiler (default gcc); device code sees its own headers (omp.h) as nvcc's does", set_ccbin },
 	{ "-Xclang", NULL, VALUE, "ARG", "pass ARG to the clang-22 front end (nvcc-lite's own, not nvcc's)", add_xclang },
 	{ "-Xcicc", "--Xcicc", VALUE, "KNOB,...", "pass knobs (-name=value) to the stages that own them", add_xcicc },
@@ -294,6 +322,9 @@ static const struct flag flags[] = {
 	{ "-list-knobs", "--list-knobs", FLAG, NULL, "list every -Xcicc knob: name, stage, type, default, help", set_list_knobs },
 	{ "-h", "--help", FLAG, NULL, "print this help and exit", set_help },
 	{ "-V", "--version", FLAG, NULL, "print the version and exit", set_version },
+	/* joined prefixes of other flags (-lineinfo, -lib): matched last */
+	{ "-l", "--library", JOINED_OR_VALUE, "LIB", "link library LIB", add_l },
+	{ "-L", "--library-path", JOINED_OR_VALUE, "DIR", "search DIR for libraries (and nvlink for device libraries)", add_L },
 	{ NULL, NULL, FLAG, NULL, NULL, NULL },
 };
 
@@ -360,14 +391,8 @@ take(const struct flag *f, int argc, char **argv, int *i, int depth)
 /* nvcc's options for what nvcc-lite does not build (yet): each gets its
  * own message rather than a guess at a name. */
 static const struct { const char *name, *what; } unsupported[] = {
-	{ "-c", "compiling to a host object" }, { "--compile", "compiling to a host object" },
-	{ "-dc", "compiling to a relocatable host object" }, { "--device-c", "compiling to a relocatable host object" },
-	{ "-dlink", "device linking" }, { "--device-link", "device linking" },
-	{ "-link", "linking" }, { "--link", "linking" }, { "-lib", "libraries" }, { "--lib", "libraries" },
-	{ "-run", "running" }, { "--run", "running" }, { "-fatbin", "fatbinaries" }, { "--fatbin", "fatbinaries" },
+	{ "-run", "running" }, { "--run", "running" },
 	{ "-E", "preprocessing only" }, { "--preprocess", "preprocessing only" },
-	{ "-M", "dependencies only (use -MD or -MMD)" }, { "--generate-dependencies", "dependencies only (use -MD or -MMD)" },
-	{ "-cudart", "the CUDA runtime library choice" }, { "--cudart", "the CUDA runtime library choice" },
 	{ NULL, NULL },
 };
 
@@ -401,8 +426,8 @@ unknown_flag(const char *a)
 
 	for (size_t i = 0; unsupported[i].name; i++)
 		if (!strcmp(name, unsupported[i].name))
-			nv_usage_error("%s: %s is not supported; nvcc-lite writes PTX, a cubin or LLVM "
-			               "bitcode (-ptx, -cubin, -emit-llvm)", name, unsupported[i].what);
+			nv_usage_error("%s: %s is not supported; nvcc-lite writes PTX, cubins, LLVM bitcode, "
+			               "fatbins, objects, libraries and programs", name, unsupported[i].what);
 	best = suggest(name);
 	if (best) {
 		const struct flag *f = flags;
@@ -528,25 +553,48 @@ native_arch(void)
 	return name;
 }
 
-/* -arch's values that are not one GPU, as nvcc takes them. */
+/* The build's targets from -arch, -code and -gencode, as nvcc reads them
+ * (-arch=native: this machine's GPU); a device compile alone (-ptx,
+ * -cubin, -emit-llvm) holds one, and nv_drv.arch is its GPU. */
 static void
-resolve_arch(void)
+resolve_targets(void)
 {
-	if (!strcmp(nv_drv.arch, "native")) {
+	static const char *const kind[] = { [NV_OUT_PTX] = "-ptx", [NV_OUT_CUBIN] = "-cubin",
+		                            [NV_OUT_LLVM] = "-emit-llvm" };
+	struct nv_gencodes *t = &nv_drv.targets;
+	const char *arch = nv_drv.arch;
+
+	if (arch && !strcmp(arch, "native")) {
 		char *a = native_arch();
 
-		if (a && nv_target_arch(a)) {
-			nv_drv.arch = a;
-		} else {
+		if (!a || !nv_target_arch(a)) {
 			nv_warn("cannot find a valid GPU for '-arch=native': the default arch %s is used",
 			        NV_DEFAULT_ARCH);
-			nv_drv.arch = NV_DEFAULT_ARCH;
+			a = xstrdup(NV_DEFAULT_ARCH);
 		}
-	} else if (!strcmp(nv_drv.arch, "all") || !strcmp(nv_drv.arch, "all-major")) {
-		nv_usage_error("-arch=%s compiles for several GPUs, which -%s cannot hold: give one "
-		               "sm_XX", nv_drv.arch, nv_drv.out == NV_OUT_PTX ? "ptx" : nv_drv.out == NV_OUT_CUBIN ? "cubin" : "emit-llvm");
+		arch = a;
 	}
-	nv_drv.arch = nv_target_arch_or_die(nv_drv.arch)->name;
+	if (!arch && nv_drv.code && !nv_drv.gencode.n) {
+		/* -code alone: its first code's virtual architecture */
+		char *first = xasprintf("%.*s", (int)strcspn(nv_drv.code, ","), nv_drv.code + (*nv_drv.code == '['));
+
+		arch = first;
+	}
+	for (size_t i = 0; i < nv_drv.gencode.n; i++)
+		nv_gencode_add_spec(t, nv_drv.gencode.v[i]);
+	if (arch || !nv_drv.gencode.n)
+		nv_gencode_add_arch(t, arch ? arch : NV_DEFAULT_ARCH, nv_drv.code);
+	nv_drv.arch = t->v[0].gpu;
+	if (nv_drv.out > NV_OUT_LLVM)
+		return;
+	if (t->n > 1)
+		nv_usage_error("%s writes the code of one virtual architecture; -arch and -gencode give %zu "
+		               "(use -fatbin or -c for several)", kind[nv_drv.out], t->n);
+	if (nv_drv.out == NV_OUT_CUBIN && t->v[0].nreal > 1)
+		nv_usage_error("-cubin writes the code of one GPU; -code gives %zu (use -fatbin or -c for "
+		               "several)", t->v[0].nreal);
+	if (nv_drv.out == NV_OUT_CUBIN && t->v[0].nreal == 1)
+		nv_drv.arch = t->v[0].real[0];
 }
 
 /* A closed or full standard output is an error, said (sbase's fshut). */
@@ -568,7 +616,7 @@ nv_drv_parse(int argc, char **argv)
 void
 nv_drv_finish(void)
 {
-	resolve_arch();
+	resolve_targets();
 	if (nv_drv.fast_math) {
 		/* nvcc: --use_fast_math -> -ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1 -fast-math */
 		nv_drv.ftz = nv_drv.ftz < 0 ? 1 : nv_drv.ftz;

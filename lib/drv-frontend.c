@@ -112,9 +112,11 @@ front_end_arch(struct nv_strv *av, const char *arch)
 
 /* The front end's command up to its input: everything that decides what
  * the headers mean.  user_includes 0 leaves out -include FILE (the header
- * cache holds what every source includes, not what one build adds). */
+ * cache holds what every source includes, not what one build adds).  host:
+ * the same source's host side instead (CUDA host mode, the host's -O and
+ * -Xcompiler flags, no device code generation flags). */
 static struct nv_strv *
-front_end_flags(const char *dir, const char *arch, int user_includes)
+front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	const char *env = getenv("NVCC_LITE_CLANG");
@@ -127,8 +129,15 @@ front_end_flags(const char *dir, const char *arch, int user_includes)
 	nv_strv_push(av, clang);
 	nv_strv_push(av, "-x");
 	nv_strv_push(av, "cuda");
-	nv_strv_push(av, "--cuda-device-only");
-	front_end_arch(av, arch);
+	if (host) {
+		size_t n = strlen(arch);
+
+		nv_strv_push(av, "--cuda-host-only");
+		nv_strv_pushf(av, "--cuda-gpu-arch=%.*s", (int)(n - (arch[n - 1] == 'f')), arch);
+	} else {
+		nv_strv_push(av, "--cuda-device-only");
+		front_end_arch(av, arch);
+	}
 	nv_strv_push(av, "-nocudalib");
 	nv_strv_push(av, "-Wno-unknown-cuda-version");
 	if (nv_drv_have_cuda) {
@@ -142,23 +151,38 @@ front_end_flags(const char *dir, const char *arch, int user_includes)
 		nv_strv_pushf(av, "-std=%s", nv_drv.std); /* else clang's gnu++17, as nvcc's gcc */
 	if (nv_drv.rdc)
 		nv_strv_push(av, "-fgpu-rdc");
-	nv_strv_push(av, "-O3");
-	nv_strv_push(av, "-Xclang");
-	nv_strv_push(av, "-disable-llvm-passes");
-	if (nv_drv.device_debug) {
+	if (host) {
+		/* nvcc's relocatable host objects: __nv_relfatbin and
+		 * __cudaRegisterLinkedBinary, for nvlink, not clang's new driver */
+		if (nv_drv.rdc)
+			nv_strv_push(av, "--no-offload-new-driver");
+		if (nv_drv.host_olevel >= 0)
+			nv_strv_pushf(av, "-O%d", nv_drv.host_olevel);
+		if (nv_drv.no_warnings)
+			nv_strv_push(av, "-w");
+		for (size_t i = 0; i < nv_drv.host.n; i++)
+			nv_strv_push(av, nv_drv.host.v[i]);
+	} else {
+		nv_strv_push(av, "-O3");
+		nv_strv_push(av, "-Xclang");
+		nv_strv_push(av, "-disable-llvm-passes");
+	}
+	if (host) {
+		/* nothing below is the host's */
+	} else if (nv_drv.device_debug) {
 		/* without it clang keeps only line directives in device code */
 		nv_strv_push(av, "--cuda-noopt-device-debug");
 		nv_strv_push(av, "-g");
 	} else if (nv_drv.lineinfo) {
 		nv_strv_push(av, "-gline-tables-only");
 	}
-	if (nv_drv.no_warnings)
+	if (!host && nv_drv.no_warnings)
 		nv_strv_push(av, "-w");
-	if (nv_drv.ftz == 1)
+	if (!host && nv_drv.ftz == 1)
 		nv_strv_push(av, "-fgpu-flush-denormals-to-zero");
-	if (nv_drv.fmad == 0)
+	if (!host && nv_drv.fmad == 0)
 		nv_strv_push(av, "-ffp-contract=off");
-	if (nv_drv.fast_math)
+	if (!host && nv_drv.fast_math)
 		nv_strv_push(av, "-fgpu-approx-transcendentals");
 	for (size_t i = 0; i < nv_drv.cpp.n; i++) {
 		if (!user_includes && !strcmp(nv_drv.cpp.v[i], "-include")) {
@@ -173,18 +197,70 @@ front_end_flags(const char *dir, const char *arch, int user_includes)
 	return av;
 }
 
+/* -rdc=true: clang names a static __device__ variable or kernel after the
+ * compilation unit's id, which the host and device compiles of a source
+ * must share: its path's hash. */
+static void
+cuid(struct nv_strv *av, const char *src)
+{
+	unsigned long long h = 14695981039346656037ull; /* FNV-1a */
+
+	if (!nv_drv.rdc)
+		return;
+	for (const char *c = src; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	nv_strv_pushf(av, "-cuid=%016llx", h);
+}
+
+/* clang-22 in CUDA host mode: src's host side to the object out, the fatbin
+ * embedded (its kernels registered with the CUDA runtime). */
+char **
+nv_drv_host_compile(const char *dir, const char *arch, const char *src, const char *fatbin,
+                    const char *out)
+{
+	struct nv_strv *av = front_end_flags(dir, arch, 1, 1);
+
+	cuid(av, src);
+	nv_strv_push(av, "-Xclang");
+	nv_strv_push(av, "-fcuda-include-gpubinary");
+	nv_strv_push(av, "-Xclang");
+	nv_strv_push(av, fatbin);
+	nv_strv_push(av, "-c");
+	nv_strv_push(av, src);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, out);
+	return av->v;
+}
+
+/* -M: make's dependencies of src (the device side's headers, nvcc's
+ * too), its target target, to out ("-": standard output). */
+char **
+nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char *target, const char *out)
+{
+	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
+
+	nv_strv_push(av, "-M");
+	nv_strv_push(av, "-MT");
+	nv_strv_push(av, target);
+	nv_strv_push(av, src);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, out);
+	return av->v;
+}
+
 /* The front end: the source to a module in out, its dependency file in
  * deps (-MD), through the header cache pch when there is one. */
 char **
 nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps, const char *pch)
 {
-	struct nv_strv *av = front_end_flags(dir, j->arch, 1);
+	struct nv_strv *av = front_end_flags(dir, j->arch, 1, 0);
 
 	if (pch) {
 		nv_strv_push(av, "-include-pch");
 		nv_strv_push(av, pch);
 	}
-	if (nv_drv.deps) {
+	cuid(av, j->input);
+	if (deps) {
 		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");
 		nv_strv_push(av, deps);
@@ -220,7 +296,7 @@ nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
 
 	if (nv_drv.no_cache || !(cache = nv_pch_dir()))
 		return NULL;
-	av = front_end_flags(dir, j->arch, 0);
+	av = front_end_flags(dir, j->arch, 0, 0);
 	nv_pch_init(pch, cache, av->v);
 	free(cache);
 	if (nv_pch_fresh(pch, &off))

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "gencode.h"
 #include "driver.h"
 #include "io.h"
 #include "pipeline.h"
@@ -49,16 +50,78 @@ nv_plan_tmp(struct nv_plan *p, const char *name)
 	return xasprintf("%s/%s", nv_plan_tmp_dir(p), name);
 }
 
+/* What an input is, by its extension (-x cu: every source is CUDA). */
+enum lang { LANG_CU = 1, LANG_MODULE = 2, LANG_CXX = 4, LANG_C = 8, LANG_OBJ = 16 };
+
+static const struct {
+	const char *ext;
+	enum lang lang;
+} langs[] = {
+	{ "cu", LANG_CU },   { "bc", LANG_MODULE }, { "ll", LANG_MODULE }, { "cpp", LANG_CXX },
+	{ "cc", LANG_CXX },  { "cxx", LANG_CXX },   { "c++", LANG_CXX },   { "C", LANG_CXX },
+	{ "c", LANG_C },     { "o", LANG_OBJ },     { "a", LANG_OBJ },     { "so", LANG_OBJ },
+};
+
+/* What a command line writes: the output kinds, a row each.  takes: the
+ * inputs it reads; ext: each input's output is stem.ext, unless -o; name:
+ * the one output of all the inputs (a link), unless -o. */
+static const struct out_row {
+	enum nv_out kind;
+	const char *what;
+	unsigned takes;
+	const char *ext, *name;
+	const char *expected; /* for "don't know what to do with" */
+} outs[] = {
+	{ NV_OUT_PTX, "-ptx", LANG_CU | LANG_MODULE, "ptx", NULL, "a .cu, .bc or .ll file (or -x cu)" },
+	{ NV_OUT_CUBIN, "-cubin", LANG_CU | LANG_MODULE, "cubin", NULL, "a .cu, .bc or .ll file (or -x cu)" },
+	{ NV_OUT_LLVM, "-emit-llvm", LANG_CU | LANG_MODULE, "bc", NULL, "a .cu, .bc or .ll file (or -x cu)" },
+	{ NV_OUT_FATBIN, "-fatbin", LANG_CU, "fatbin", NULL, "a .cu file (or -x cu)" },
+	{ NV_OUT_OBJ, "-c", LANG_CU | LANG_CXX | LANG_C, "o", NULL, "a .cu, .cpp or .c file" },
+	{ NV_OUT_DLINK, "-dlink", LANG_CU | LANG_CXX | LANG_C | LANG_OBJ, NULL, "a_dlink.o",
+	  "a .cu, .cpp, .c, .o, .a or .so file" },
+	{ NV_OUT_LIB, "-lib", LANG_CU | LANG_CXX | LANG_C | LANG_OBJ, NULL, "a.a",
+	  "a .cu, .cpp, .c, .o, .a or .so file" },
+	{ NV_OUT_EXE, "linking", LANG_CU | LANG_CXX | LANG_C | LANG_OBJ, NULL, "a.out",
+	  "a .cu, .cpp, .c, .o, .a or .so file" },
+	{ NV_OUT_DEPS, "-M", LANG_CU, NULL, NULL, "a .cu file (or -x cu)" },
+};
+
+static const struct out_row *
+out_row(void)
+{
+	for (size_t i = 0; i < sizeof(outs) / sizeof(*outs); i++)
+		if (outs[i].kind == nv_drv.out)
+			return &outs[i];
+	nv_fatal("no row for output kind %d", (int)nv_drv.out);
+}
+
+static enum lang
+lang_of(const char *path)
+{
+	const char *ext = nv_drv_ext(path);
+
+	for (size_t i = 0; i < sizeof(langs) / sizeof(*langs); i++)
+		if (!strcmp(langs[i].ext, ext))
+			return nv_drv.lang_cu && langs[i].lang != LANG_OBJ ? LANG_CU : langs[i].lang;
+	return nv_drv.lang_cu ? LANG_CU : 0;
+}
+
 void
 nv_drv_check_inputs(void)
 {
-	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
-		const char *in = nv_drv.inputs.v[i], *ext = nv_drv.lang_cu ? "cu" : nv_drv_ext(in);
+	const struct out_row *row = out_row();
 
-		if (strcmp(ext, "cu") && strcmp(ext, "bc") && strcmp(ext, "ll"))
-			nv_usage_error("don't know what to do with '%s': expected a .cu, .bc or .ll file (or -x cu)",
-			               in);
+	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
+		const char *in = nv_drv.inputs.v[i];
+
+		if (!(lang_of(in) & row->takes))
+			nv_usage_error("don't know what to do with '%s'%s%s: expected %s", in,
+			               nv_drv.out_given ? " for " : "", nv_drv.out_given ? row->what : "",
+			               row->expected);
 	}
+	if (nv_drv.inputs.n > 1 && nv_drv.output && !row->name)
+		nv_usage_error("a single input file is required when an output file is given (-o '%s')",
+		               nv_drv.output);
 	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
 		struct stat st;
 
@@ -69,30 +132,108 @@ nv_drv_check_inputs(void)
 	}
 }
 
-/* The output of input: -o, else its stem with the kind's extension. */
+/* The output of input for the kind's row: -o, else its stem with the
+ * row's extension (in the current directory, as nvcc's). */
 static char *
-out_path(const char *input, enum nv_out kind)
+out_path(const struct out_row *row, const char *input)
 {
-	static const char *const ext[] = { [NV_OUT_PTX] = "ptx", [NV_OUT_CUBIN] = "cubin", [NV_OUT_LLVM] = "bc" };
+	return nv_drv.output ? xstrdup(nv_drv.output) : xasprintf("%s.%s", nv_drv_stem(input), row->ext);
+}
 
-	return nv_drv.output ? xstrdup(nv_drv.output) : xasprintf("%s.%s", nv_drv_stem(input), ext[kind]);
+/* CUDA's tools and the host compiler the plan will name, found before any
+ * file is made: a missing one is one line and nothing done. */
+static void
+check_tools(const struct out_row *row, unsigned langs_in)
+{
+	int fatbin = row->kind >= NV_OUT_FATBIN && row->kind != NV_OUT_DEPS && (langs_in & LANG_CU);
+	int dlink = row->kind == NV_OUT_DLINK ||
+	            (row->kind == NV_OUT_EXE && nv_drv.cudart != NV_CUDART_NONE &&
+	             nv_gencode_nreal(&nv_drv.targets) > 0);
+	int hostcc = (langs_in & (LANG_CXX | LANG_C)) || dlink || row->kind == NV_OUT_EXE;
+
+	if (fatbin && nv_gencode_nreal(&nv_drv.targets))
+		free(nv_drv_cuda_tool("ptxas", row->what));
+	if (fatbin || dlink)
+		free(nv_drv_cuda_tool("fatbinary", row->what));
+	if (dlink)
+		free(nv_drv_cuda_tool("nvlink", row->what));
+	if (row->kind == NV_OUT_EXE && nv_drv.cudart != NV_CUDART_NONE && !nv_drv_have_cuda)
+		nv_fatal("linking needs CUDA's runtime library: no CUDA installation found (set CUDA_PATH)");
+	if (hostcc)
+		free(nv_drv_host_cc((langs_in & LANG_C) && !(langs_in & ~LANG_C)));
 }
 
 void
 nv_drv_plan(struct nv_plan *p)
 {
+	const struct out_row *row = out_row();
+	struct nv_strv objs = { 0 };
+	unsigned langs_in = 0;
+
+	for (size_t i = 0; i < nv_drv.inputs.n; i++)
+		langs_in |= lang_of(nv_drv.inputs.v[i]);
+	check_tools(row, langs_in);
 	p->dir = nv_drv_self_dir();
 	if (nv_drv.keep)
 		p->tmp = xstrdup(nv_drv.keep_dir ? nv_drv.keep_dir : ".");
 	else if (nv_drv.dryrun)
 		p->tmp = xstrdup(NV_DRV_TMP_MARK);
 	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
-		struct nv_job j = { .act = NV_ACT_DEVICE, .label = nv_pipe_name(nv_drv_pipe()),
-		                    .input = nv_drv.inputs.v[i], .arch = nv_drv.arch, .kind = nv_drv.out };
+		const char *in = nv_drv.inputs.v[i];
+		enum lang l = lang_of(in);
 
-		j.output = out_path(j.input, j.kind);
-		nv_plan_add(p, &j);
+		if (row->kind <= NV_OUT_LLVM) {
+			struct nv_job j = { .act = NV_ACT_DEVICE, .label = nv_pipe_name(nv_drv_pipe()),
+				            .input = in, .arch = nv_drv.arch, .kind = row->kind };
+
+			j.output = out_path(row, in);
+			j.deps_for = j.output;
+			nv_plan_add(p, &j);
+		} else if (row->kind == NV_OUT_FATBIN) {
+			nv_drv_plan_fatbin(p, in, out_path(row, in));
+		} else if (row->kind == NV_OUT_DEPS) {
+			struct nv_job j = { .act = NV_ACT_TOOL, .label = "dependencies", .input = in,
+				            .arch = nv_drv.arch };
+			char *target = nv_drv.dep_target ? xstrdup(nv_drv.dep_target)
+			                                 : xasprintf("%s.o", nv_drv_stem(in));
+
+			j.output = xstrdup(nv_drv.output ? nv_drv.output : "-");
+			j.argv = nv_drv_deps_only(p->dir, nv_drv.arch, in, target, j.output);
+			nv_plan_add(p, &j);
+		} else if (row->kind == NV_OUT_OBJ) {
+			if (l == LANG_CU)
+				nv_drv_plan_object(p, in, out_path(row, in), 0);
+			else
+				nv_drv_plan_host_only(p, in, out_path(row, in), 0);
+		} else if (l == LANG_OBJ) {
+			nv_strv_push(&objs, in);
+		} else {
+			/* a source of a link: its object is a file of the build */
+			char *stem = nv_drv_stem(in), *name = xasprintf("%s.o", stem);
+			char *obj = p->tmp ? xasprintf("%s/%s", p->tmp, name) : nv_plan_tmp(p, name);
+
+			if (l == LANG_CU)
+				nv_drv_plan_object(p, in, obj, 1);
+			else
+				nv_drv_plan_host_only(p, in, obj, 1);
+			nv_strv_push(&objs, obj);
+			free(stem);
+			free(name);
+		}
 	}
+	if (row->kind == NV_OUT_EXE)
+		nv_drv_plan_link(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name));
+	else if (row->kind == NV_OUT_DLINK)
+		nv_drv_plan_dlink(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name), 0);
+	else if (row->kind == NV_OUT_LIB)
+		nv_drv_plan_lib(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name));
+	free(objs.v);
+}
+
+void
+nv_plan_temp(struct nv_plan *p, char *path)
+{
+	nv_strv_push(&p->temps, path);
 }
 
 /* Every output can be written (its directory exists, it is not read-only),
@@ -114,8 +255,11 @@ nv_drv_check_outputs(const struct nv_plan *p)
 		}
 		nv_drv.dep_file = dep_file;
 		nv_drv.dep_target = dep_target;
-		if (bad)
+		if (bad) {
+			if (p->made_tmp)
+				rmdir(p->tmp);
 			nv_exit(NV_EXIT_ERROR);
+		}
 	}
 }
 
@@ -138,6 +282,8 @@ nv_drv_run(struct nv_plan *p)
 	}
 	for (size_t i = 0; !nv_drv.keep && i < temps.n; i++)
 		unlink(temps.v[i]);
+	for (size_t i = 0; !nv_drv.keep && i < p->temps.n; i++)
+		unlink(p->temps.v[i]);
 	nv_drv_sig_temps(NULL);
 	nv_strv_free(&temps);
 	if (p->made_tmp)

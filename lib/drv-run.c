@@ -33,6 +33,20 @@ nv_drv_remove_output(const char *path)
 		unlink(path);
 }
 
+/* "$tmp" and the rest of an argument, inside double quotes (a quote in it,
+ * as in -DFATBINFILE="...", escaped). */
+static void
+print_in_quotes(FILE *fp, const char *rest)
+{
+	fputs("\"$tmp", fp);
+	for (const char *c = rest; *c; c++) {
+		if (strchr("\"\\$`", *c))
+			putc('\\', fp);
+		putc(*c, fp);
+	}
+	putc('"', fp);
+}
+
 static void
 print_arg(FILE *fp, const char *a)
 {
@@ -50,7 +64,7 @@ print_arg(FILE *fp, const char *a)
 		else if (num)
 			fprintf(fp, "\"$tmp%.*s$i%s\"", (int)(num - rest), rest, num + strlen(NV_DRV_NUM_MARK));
 		else
-			fprintf(fp, "\"$tmp%s\"", rest);
+			print_in_quotes(fp, rest);
 	} else if ((t = strstr(a, NV_DRV_NUM_MARK))) {
 		/* a kept file or a remark file of part $i */
 		fputs(nv_shell_quote(xasprintf("%.*s", (int)(t - a), a)), fp);

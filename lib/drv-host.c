@@ -1,0 +1,235 @@
+/*
+ * drv-host: the jobs that make a source into a host object, as nvcc's do.
+ * A .cu file: our device pipeline once per virtual architecture (PTX),
+ * ptxas once per GPU (a cubin), CUDA's fatbinary to bundle them, and
+ * clang-22 in CUDA host mode to compile the host side with the fatbin
+ * embedded and its kernels registered.  A host-only source (.cpp, .c): the
+ * host compiler, given what nvcc gives it.  CUDA's tools are found when the
+ * plan is made: a build that needs a missing one fails before anything
+ * runs, in one line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "driver.h"
+#include "gencode.h"
+#include "proc.h"
+#include "util.h"
+
+char *
+nv_drv_cuda_tool(const char *name, const char *why)
+{
+	char *path;
+
+	if (!nv_drv_have_cuda)
+		nv_fatal("%s needs CUDA's %s: no CUDA installation found (set CUDA_PATH)", why, name);
+	path = xasprintf("%s/bin/%s", nv_drv_cuda.root, name);
+	if (access(path, X_OK))
+		nv_fatal("%s needs CUDA's %s, which is not in %s/bin", why, name, nv_drv_cuda.root);
+	return path;
+}
+
+/* The host compiler for C++ (c 0) or C (c 1): -ccbin's (a directory: its
+ * g++ or gcc; gcc or clang named: their C++ twin), else g++ or gcc. */
+char *
+nv_drv_host_cc(int c)
+{
+	static const char *const twins[][2] = { { "gcc", "g++" }, { "clang", "clang++" }, { "cc", "c++" } };
+	const char *cc = nv_drv.ccbin, *base;
+	struct stat st;
+	char *path, *prog = NULL;
+
+	if (cc && !stat(cc, &st) && S_ISDIR(st.st_mode)) {
+		prog = xasprintf("%s/%s", cc, c ? "gcc" : "g++");
+	} else if (cc) {
+		base = strrchr(cc, '/') ? strrchr(cc, '/') + 1 : cc;
+		for (size_t i = 0; !c && !prog && i < sizeof(twins) / sizeof(*twins); i++)
+			if (!strncmp(base, twins[i][0], strlen(twins[i][0])) &&
+			    (!base[strlen(twins[i][0])] || base[strlen(twins[i][0])] == '-'))
+				prog = xasprintf("%.*s%s%s", (int)(base - cc), cc, twins[i][1],
+				                 base + strlen(twins[i][0]));
+		if (!prog)
+			prog = xstrdup(cc);
+	} else {
+		prog = xstrdup(c ? "gcc" : "g++");
+	}
+	path = nv_spawn_find(prog, NULL);
+	if (!path)
+		nv_fatal("cannot find the host compiler '%s' (set -ccbin)", prog);
+	free(prog);
+	return path;
+}
+
+/* A temporary file of the build: NAME in the run's directory for them. */
+static char *
+tmp_file(struct nv_plan *p, const char *stem, const char *what)
+{
+	char *name = xasprintf("%s.%s", stem, what), *path;
+
+	path = p->tmp ? xasprintf("%s/%s", p->tmp, name) : nv_plan_tmp(p, name);
+	free(name);
+	return path;
+}
+
+static void
+add_tool(struct nv_plan *p, const char *label, struct nv_strv *av, const char *src, const char *arch,
+         char *output, int temporary)
+{
+	struct nv_job j = { .act = NV_ACT_TOOL, .label = label, .argv = av->v, .input = src,
+		            .arch = arch, .output = output, .temporary = temporary };
+
+	nv_plan_add(p, &j);
+}
+
+/* ptxas: PTX to a cubin for one GPU, with nvcc's options for it. */
+static void
+plan_ptxas(struct nv_plan *p, const char *src, const char *ptx, const char *gpu, char *cubin, int temporary)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+
+	nv_strv_push(av, nv_drv_cuda_tool("ptxas", "a cubin"));
+	nv_strv_pushf(av, "-arch=%s", gpu);
+	nv_strv_push(av, "-m64");
+	if (nv_drv.device_debug)
+		nv_strv_push(av, "-g");
+	else if (nv_drv.lineinfo)
+		nv_strv_push(av, "-lineinfo");
+	nv_strv_pushf(av, "-O%d", nv_drv.device_debug ? 0 : nv_drv.olevel);
+	if (nv_drv.rdc)
+		nv_strv_push(av, "--compile-only");
+	for (size_t i = 0; i < nv_drv.xptxas.n; i++)
+		nv_strv_push(av, nv_drv.xptxas.v[i]);
+	nv_strv_push(av, ptx);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, cubin);
+	add_tool(p, "ptxas", av, src, gpu, cubin, temporary);
+}
+
+/* "sm_90a" -> "90a", fatbinary's spelling of a GPU or virtual arch. */
+static const char *
+sm_of(const char *name)
+{
+	return strchr(name, '_') + 1;
+}
+
+/* The device side of src: PTX for each target, a cubin for each GPU, the
+ * fatbin of them in out.  clang_host: for a host object clang compiles.
+ * deps_for: the output whose -MD file the first device compile writes. */
+static void
+plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, int clang_host,
+            const char *deps_for)
+{
+	const struct nv_gencodes *t = &nv_drv.targets;
+	char *stem = nv_drv_stem(src), **ptx = xcalloc(t->n, sizeof(*ptx));
+	struct nv_strv *av = xcalloc(1, sizeof(*av)), cubins = { 0 };
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct nv_job j = { .act = NV_ACT_DEVICE, .label = nv_pipe_name(nv_drv_pipe()),
+			            .input = src, .arch = t->v[i].gpu, .kind = NV_OUT_PTX,
+			            .temporary = 1, .clang_host = clang_host };
+		char *name = xasprintf("%s.ptx", t->v[i].virt);
+
+		ptx[i] = tmp_file(p, stem, name);
+		free(name);
+		j.output = ptx[i];
+		if (t->n > 1)
+			j.base = xasprintf("%s.%s", stem, t->v[i].virt);
+		if (i == 0)
+			j.deps_for = deps_for;
+		nv_plan_add(p, &j);
+		for (size_t r = 0; r < t->v[i].nreal; r++) {
+			char *cname = xasprintf("%s.cubin", t->v[i].real[r]), *cubin = tmp_file(p, stem, cname);
+
+			free(cname);
+			nv_strv_push(&cubins, cubin);
+			plan_ptxas(p, src, ptx[i], t->v[i].real[r], cubin, 1);
+		}
+	}
+	nv_strv_push(av, nv_drv_cuda_tool("fatbinary", "a fatbin"));
+	nv_strv_push(av, "-64");
+	nv_strv_push(av, "--create");
+	nv_strv_push(av, out);
+	for (size_t i = 0, k = 0; i < t->n; i++) {
+		for (size_t r = 0; r < t->v[i].nreal; r++)
+			nv_strv_pushf(av, "--image3=kind=elf,sm=%s,file=%s", sm_of(t->v[i].real[r]), cubins.v[k++]);
+		if (t->v[i].ptx)
+			nv_strv_pushf(av, "--image3=kind=ptx,sm=%s,file=%s", sm_of(t->v[i].virt), ptx[i]);
+	}
+	if (nv_drv.rdc)
+		nv_strv_push(av, "--device-c");
+	add_tool(p, "fatbinary", av, src, nv_drv.arch, out, temporary);
+	free(cubins.v); /* the paths are the ptxas jobs' outputs */
+	free(stem);
+	free(ptx);
+}
+
+void
+nv_drv_plan_fatbin(struct nv_plan *p, const char *src, char *out)
+{
+	plan_fatbin(p, src, out, 0, 0, out);
+}
+
+void
+nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
+{
+	char *stem = nv_drv_stem(src), *fatbin = tmp_file(p, stem, "fatbin");
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+
+	plan_fatbin(p, src, fatbin, 1, 1, temporary ? NULL : obj);
+	for (char **a = nv_drv_host_compile(p->dir, nv_drv.arch, src, fatbin, obj); *a; a++)
+		nv_strv_push(av, *a);
+	add_tool(p, "host", av, src, nv_drv.arch, obj, temporary);
+	free(stem);
+}
+
+void
+nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int temporary)
+{
+	const char *ext = nv_drv_ext(src);
+	int c = !strcmp(ext, "c");
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+
+	nv_strv_push(av, nv_drv_host_cc(c));
+	nv_strv_push(av, "-c");
+	if (!c && nv_drv.std)
+		nv_strv_pushf(av, "-std=%s", nv_drv.std);
+	/* what nvcc gives a host source: its macros, CUDA's headers */
+	nv_strv_push(av, "-D__NVCC__");
+	if (nv_drv_have_cuda) {
+		nv_strv_pushf(av, "-D__CUDACC_VER_MAJOR__=%d", nv_drv_cuda.major);
+		nv_strv_pushf(av, "-D__CUDACC_VER_MINOR__=%d", nv_drv_cuda.minor);
+		if (!nv_drv_cuda.incs.n)
+			nv_cuda_read_profile(&nv_drv_cuda);
+		for (size_t i = 0; i < nv_drv_cuda.incs.n; i++)
+			nv_strv_push(av, nv_drv_cuda.incs.v[i]);
+	}
+	for (size_t i = 0; i < nv_drv.cpp.n; i++)
+		nv_strv_push(av, nv_drv.cpp.v[i]);
+	if (nv_drv.host_olevel >= 0)
+		nv_strv_pushf(av, "-O%d", nv_drv.host_olevel);
+	if (nv_drv.no_warnings)
+		nv_strv_push(av, "-w");
+	for (size_t i = 0; i < nv_drv.host.n; i++)
+		nv_strv_push(av, nv_drv.host.v[i]);
+	if (nv_drv.deps && !temporary) {
+		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
+		if (nv_drv.dep_file) {
+			nv_strv_push(av, "-MF");
+			nv_strv_push(av, nv_drv.dep_file);
+		}
+		if (nv_drv.dep_target) {
+			nv_strv_push(av, "-MT");
+			nv_strv_push(av, nv_drv.dep_target);
+		}
+		if (nv_drv.dep_phony)
+			nv_strv_push(av, "-MP");
+	}
+	nv_strv_push(av, src);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, obj);
+	add_tool(p, "host", av, src, NULL, obj, temporary);
+}
