@@ -192,7 +192,7 @@ one() {
 		nvcc_ms=$((t1 - t0))
 		t0=$(now_ms)
 		# shellcheck disable=SC2086
-		(cd "$(dirname "$src")" && "$lite" -arch=$arch -O3 -time "$art.lite.time.csv" $flags "$src" -o "$art.lite.ptx") \
+		(cd "$(dirname "$src")" && "$lite" -ptx -arch=$arch -O3 -time "$art.lite.time.csv" $flags "$src" -o "$art.lite.ptx") \
 			>"$art.lite.err" 2>&1
 		rc=$?
 		t1=$(now_ms)

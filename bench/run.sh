@@ -57,8 +57,8 @@ for c in $compilers; do mkdir -p "$out/$c"; done
 
 compile() { # compile COMPILER SRC PTX
 	case $1 in
-	lite) "$lite" -arch=$arch -O3 -time "$out/lite.time.csv" "$2" -o "$3" ;;
-	lite-O0) "$lite" -arch=$arch -O0 "$2" -o "$3" ;;
+	lite) "$lite" -ptx -arch=$arch -O3 -time "$out/lite.time.csv" "$2" -o "$3" ;;
+	lite-O0) "$lite" -ptx -arch=$arch -O0 "$2" -o "$3" ;;
 	nvcc) "$nvcc" -ptx -arch=$arch "$2" -o "$3" ;;
 	clang) "$clang" -x cuda --cuda-device-only --cuda-gpu-arch=$arch $clang_cuda \
 		-Wno-unknown-cuda-version -O3 -S "$2" -o "$3" ;;

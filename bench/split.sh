@@ -33,8 +33,8 @@ while [ "$r" -lt "$runs" ]; do
 	for c in split1 split2 nvcc clang; do
 		t0=$(now_ms)
 		case $c in
-		split1) rm -f "$out/split/time1.csv"; "$lite" -arch=sm_90 -split-compile=1 -time "$out/split/time1.csv" "$src" -o "$out/split/$c.ptx" 2>/dev/null ;;
-		split2) rm -f "$out/split/time2.csv"; "$lite" -arch=sm_90 -split-compile=2 -time "$out/split/time2.csv" "$src" -o "$out/split/$c.ptx" 2>/dev/null ;;
+		split1) rm -f "$out/split/time1.csv"; "$lite" -ptx -arch=sm_90 -split-compile=1 -time "$out/split/time1.csv" "$src" -o "$out/split/$c.ptx" 2>/dev/null ;;
+		split2) rm -f "$out/split/time2.csv"; "$lite" -ptx -arch=sm_90 -split-compile=2 -time "$out/split/time2.csv" "$src" -o "$out/split/$c.ptx" 2>/dev/null ;;
 		nvcc) [ -n "$nvcc" ] && "$nvcc" -ptx -arch=sm_90 "$src" -o "$out/split/$c.ptx" 2>/dev/null ;;
 		clang) "$clang" -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 --cuda-path="$cuda" \
 			-Wno-unknown-cuda-version -O3 -S "$src" -o "$out/split/$c.ptx" 2>/dev/null ;;

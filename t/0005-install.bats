@@ -23,7 +23,7 @@ setup_file() {
 @test "the installed nvcc-lite finds its stages and shim beside itself" {
 	cd "$BATS_TEST_TMPDIR"
 	cp "$FIXTURES/saxpy.cu" k.cu
-	run env CUDA_PATH=/nonexistent "$DEST$PREFIX/bin/nvcc-lite" -arch=sm_90 k.cu -o k.ptx -v
+	run env CUDA_PATH=/nonexistent "$DEST$PREFIX/bin/nvcc-lite" -ptx -arch=sm_90 k.cu -o k.ptx -v
 	assert_success
 	assert_output --partial "$DEST$PREFIX/bin/nv-llc"
 	assert_output --partial "$DEST$PREFIX/bin/../share/nvcc-lite/cuda_shim.h"

@@ -25,7 +25,7 @@ __global__ void k(const float *x, float *y, int n)
 }
 CU
 	mkdir keep
-	nvcc-lite -lineinfo -arch=sm_90 -keep-dir keep -save-remarks rem k.cu -o k.ptx
+	nvcc-lite -ptx -lineinfo -arch=sm_90 -keep-dir keep -save-remarks rem k.cu -o k.ptx
 }
 
 setup() {
@@ -33,7 +33,7 @@ setup() {
 }
 
 @test "nvcc-lite -save-remarks gives every stage of the pipeline its own YAML, named as -keep names modules" {
-	run nvcc-lite -dryrun -arch=sm_90 -save-remarks rem k.cu
+	run nvcc-lite -ptx -dryrun -arch=sm_90 -save-remarks rem k.cu
 	assert_success
 	for p in nv-link nv-reflect nv-inline nv-opt nv-vectorize nv-unroll nv-llc; do
 		assert_output --regexp "/$p .*-pass-remarks-output=rem/k\.[0-9]+-$p\.opt\.yaml"
@@ -68,7 +68,7 @@ setup() {
 }
 
 @test "nvcc-lite -save-remarks leaves no empty file, which llvm-remarkutil would refuse" {
-	run nvcc-lite -O0 -arch=sm_90 -save-remarks rem0 k.cu -o k0.ptx
+	run nvcc-lite -ptx -O0 -arch=sm_90 -save-remarks rem0 k.cu -o k0.ptx
 	assert_success
 	for y in rem0/*; do
 		[ -s "$y" ] || fail "$y is empty"
@@ -85,7 +85,7 @@ setup() {
 	# the grid-stride loop of lines 5-6, in nv-unroll's words, at its for (line 5)
 	grep -A3 'Pass: *nv-unroll' rem/k.*-nv-unroll.opt.yaml | grep -q "File: 'k.cu', Line: 5," ||
 		fail "no nv-unroll remark at k.cu:5"
-	run --separate-stderr nvcc-lite -lineinfo -arch=sm_90 -Xcicc -pass-remarks-missed=nv-unroll \
+	run --separate-stderr nvcc-lite -ptx -lineinfo -arch=sm_90 -Xcicc -pass-remarks-missed=nv-unroll \
 		-Xcicc -pass-remarks=nv-unroll k.cu -o /dev/null
 	assert_success
 	[[ "$stderr" == *"nv-unroll: remark: k.cu:5:2: loop "*" not unrolled: "*"[-pass-remarks-missed=nv-unroll]"* ]] || fail "$stderr"
@@ -94,7 +94,7 @@ setup() {
 }
 
 @test "without debug information the remarks still name their function" {
-	nvcc-lite -arch=sm_90 -save-remarks nodebug k.cu -o /dev/null
+	nvcc-lite -ptx -arch=sm_90 -save-remarks nodebug k.cu -o /dev/null
 	! grep -q DebugLoc nodebug/*.opt.yaml
 	# nv-llc runs twice (before and after nv-remat): the last writes the PTX
 	run llvm-remarkutil count --parser=yaml --group-by=function "$(ls nodebug/k.*-nv-llc.opt.yaml | sort -V | tail -1)"

@@ -204,7 +204,7 @@ int main() {
 }
 CU
 	mkdir kept
-	nvcc-lite -arch=sm_90 -keep-dir kept sort.cu -o sort.ptx
+	nvcc-lite -ptx -arch=sm_90 -keep-dir kept sort.cu -o sort.ptx
 	# which inlined allocas were "old" once depended on where the heap put
 	# them: every run merged others
 	for i in 1 2 3 4; do

@@ -181,12 +181,12 @@ body() {
 }
 
 @test "nvcc-lite runs nv-remat between the two halves of nv-llc; -Xcicc -do-remat=0 reaches it" {
-	run nvcc-lite -dryrun -arch=sm_90 -O3 -Xcicc -do-remat=0 "$FIXTURES/vectorize.cu"
+	run nvcc-lite -ptx -dryrun -arch=sm_90 -O3 -Xcicc -do-remat=0 "$FIXTURES/vectorize.cu"
 	assert_success
 	assert_output -p 'nv-llc -O3 -stop-after=codegenprepare'
 	assert_output -p 'nv-remat -O3 -arch=sm_90 -do-remat=0'
 	assert_output -p 'nv-llc -O3 -start-after=codegenprepare'
-	run nvcc-lite -dryrun -arch=sm_90 -O0 "$FIXTURES/vectorize.cu"
+	run nvcc-lite -ptx -dryrun -arch=sm_90 -O0 "$FIXTURES/vectorize.cu"
 	refute_output -p 'nv-remat'
 }
 

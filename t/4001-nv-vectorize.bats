@@ -167,11 +167,11 @@ wide() {
 }
 
 @test "nvcc-lite runs nv-vectorize before nv-unroll; -Xcicc -vectorize-loops=0 turns it off" {
-	run nvcc-lite -dryrun -arch=sm_90 "$FIXTURES/vectorize.cu"
+	run nvcc-lite -ptx -dryrun -arch=sm_90 "$FIXTURES/vectorize.cu"
 	assert_success
 	[[ "$output" == *"nv-opt -O3 -no-unroll -no-vectorize"*"nv-vectorize -O3"*"nv-unroll -O3"* ]]
-	nvcc-lite -arch=sm_90 "$FIXTURES/vectorize.cu" -o "$BATS_TEST_TMPDIR/on.ptx"
-	nvcc-lite -arch=sm_90 -Xcicc -vectorize-loops=0 "$FIXTURES/vectorize.cu" -o "$BATS_TEST_TMPDIR/off.ptx"
+	nvcc-lite -ptx -arch=sm_90 "$FIXTURES/vectorize.cu" -o "$BATS_TEST_TMPDIR/on.ptx"
+	nvcc-lite -ptx -arch=sm_90 -Xcicc -vectorize-loops=0 "$FIXTURES/vectorize.cu" -o "$BATS_TEST_TMPDIR/off.ptx"
 	# k_rows, k_aligned, k_double: a load and a store each; k_isum: a load
 	[ "$(grep -cE '(ld|st)\.global(\.nc)?\.v[24]' "$BATS_TEST_TMPDIR/on.ptx")" -eq 7 ]
 	# off: the load-store vectorizer after the unrolls still joins the

@@ -193,7 +193,7 @@ body() {
 	  for (int i = 0; i < n; i++) s += in[t + i * 128];
 	  out[t] = s; }
 	CU
-	nvcc-lite -O3 -arch=sm_90 "$BATS_TEST_TMPDIR/k.cu" -o "$BATS_TEST_TMPDIR/k.ptx"
+	nvcc-lite -ptx -O3 -arch=sm_90 "$BATS_TEST_TMPDIR/k.cu" -o "$BATS_TEST_TMPDIR/k.ptx"
 	run grep -c "ld.local\|st.local\|__local_depot" "$BATS_TEST_TMPDIR/k.ptx"
 	assert_output 0
 	sumn=$(sed -n '/\.entry _Z4sumn/,/^}/p' "$BATS_TEST_TMPDIR/k.ptx")
@@ -203,12 +203,12 @@ body() {
 		"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/k.ptx" -o /dev/null
 	fi
 	# remarks reach every stage through -Xcicc
-	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll "$BATS_TEST_TMPDIR/k.cu" \
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll "$BATS_TEST_TMPDIR/k.cu" \
 		-o "$BATS_TEST_TMPDIR/k2.ptx"
 	assert_success
 	grep -q "^nv-unroll: remark: in function '_Z4sumnPfPKfi': loop .* unrolled with an epilog remainder by a factor of 4" <<<"$stderr"
 	cmp "$BATS_TEST_TMPDIR/k.ptx" "$BATS_TEST_TMPDIR/k2.ptx"
 	# and nvcc-lite's gates take nv-unroll out
-	nvcc-lite -O3 -arch=sm_90 -Xcicc -disable-LoopUnrollPass "$BATS_TEST_TMPDIR/k.cu" -o "$BATS_TEST_TMPDIR/no.ptx"
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -disable-LoopUnrollPass "$BATS_TEST_TMPDIR/k.cu" -o "$BATS_TEST_TMPDIR/no.ptx"
 	grep -q "ld.local" "$BATS_TEST_TMPDIR/no.ptx"
 }

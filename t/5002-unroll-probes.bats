@@ -17,7 +17,7 @@ nvcc_bin() {
 ptx() {
 	local n=$1
 	shift
-	nvcc-lite -O3 -arch=sm_90 "$@" "$BATS_TEST_TMPDIR/$n.cu" -o "$BATS_TEST_TMPDIR/$n.lite.ptx"
+	nvcc-lite -ptx -O3 -arch=sm_90 "$@" "$BATS_TEST_TMPDIR/$n.cu" -o "$BATS_TEST_TMPDIR/$n.lite.ptx"
 	if have_nvcc; then
 		"$(nvcc_bin)" -ptx -O3 -arch=sm_90 "$@" "$BATS_TEST_TMPDIR/$n.cu" -o "$BATS_TEST_TMPDIR/$n.nvcc.ptx"
 	fi
@@ -65,7 +65,7 @@ regs() {
 	    for (int j = 0; j < 4; j++) out[(i * 4 + j) * 32 + threadIdx.x] = acc[i][j];
 	}
 	CU
-	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
 		"$BATS_TEST_TMPDIR/tile.cu" -o "$BATS_TEST_TMPDIR/tile.lite.ptx"
 	assert_success
 	grep -q "unrolled by a factor of 32 (level 5: #pragma unroll: 64 iterations too big to unroll fully" <<<"$stderr"
@@ -157,7 +157,7 @@ regs() {
 	  out[threadIdx.x] = s;
 	}
 	CU
-	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
 		"$BATS_TEST_TMPDIR/ub.cu" -o "$BATS_TEST_TMPDIR/ub.lite.ptx"
 	assert_success
 	grep -q "level 6: loop .*: at most 7 iterations, 1 or fewer of the loop unrolled by 4: under flat-loop-tripcount-threshold 5" <<<"$stderr"
@@ -196,7 +196,7 @@ regs() {
 	  out[threadIdx.x] = s;
 	}
 	CU
-	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -lineinfo -Xcicc -pass-remarks=nv-unroll \
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -lineinfo -Xcicc -pass-remarks=nv-unroll \
 		-keep -keep-dir "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/lines.cu" -o "$BATS_TEST_TMPDIR/lines.ptx"
 	assert_success
 	grep -q "^nv-unroll: remark: .*lines.cu:4:3: loop .* completely unrolled with count 8" <<<"$stderr" || fail "$stderr"
@@ -207,7 +207,7 @@ regs() {
 		-o /dev/null
 	grep -q "^DebugLoc: .*Line: 4, Column: 3 }" "$BATS_TEST_TMPDIR/r.yaml"
 	# without -lineinfo there is no line to give: the function is named
-	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
 		"$BATS_TEST_TMPDIR/lines.cu" -o "$BATS_TEST_TMPDIR/lines2.ptx"
 	grep -q "^nv-unroll: remark: in function '_Z5linesPfPKfi': loop .* completely unrolled with count 8" <<<"$stderr"
 }
@@ -217,7 +217,7 @@ regs() {
 	# unrolled by 4 at run time, then fully by the late unroll once the outer
 	# loop is unrolled; marked nounroll too early, they stayed loops and the
 	# kernel spilled 14 KB
-	run --separate-stderr nvcc-lite -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
 		"$TOP/bench/kernels/attention_row.cu" -o "$BATS_TEST_TMPDIR/att.ptx"
 	assert_success
 	[ "$(grep -c 'completely unrolled with count 2 (level 3: trip count 2' <<<"$stderr")" -ge 8 ] || fail "$stderr"

@@ -129,11 +129,11 @@ LL
 
 @test "-split-compile=1, 2 and 4 give byte-identical PTX, and so does the -dryrun script" {
 	for n in 1 2 4; do
-		nvcc-lite -arch=sm_90 -split-compile=$n "$MANY" -o m$n.ptx 2>/dev/null
+		nvcc-lite -ptx -arch=sm_90 -split-compile=$n "$MANY" -o m$n.ptx 2>/dev/null
 	done
 	cmp m1.ptx m2.ptx
 	cmp m1.ptx m4.ptx
-	nvcc-lite -dryrun -arch=sm_90 -split-compile=3 "$MANY" -o dry.ptx >build.sh
+	nvcc-lite -ptx -dryrun -arch=sm_90 -split-compile=3 "$MANY" -o dry.ptx >build.sh
 	grep -q 'nv-split -n 3' build.sh
 	sh build.sh 2>/dev/null
 	cmp m1.ptx dry.ptx
@@ -148,15 +148,15 @@ __global__ void k1(int *p) { printf("k1 %d\n", p[0]); p[1] = helper(p[0]); atomi
 __global__ void k2(int *p) { printf("k2 %d\n", p[1]); p[3] = helper(p[1]) * 2; }
 __global__ void k3(int *p) { printf("k3\n"); }
 EOF
-	nvcc-lite -arch=sm_90 -split-compile=1 g.cu -o g1.ptx
-	nvcc-lite -arch=sm_90 -split-compile=3 g.cu -o g3.ptx
+	nvcc-lite -ptx -arch=sm_90 -split-compile=1 g.cu -o g1.ptx
+	nvcc-lite -ptx -arch=sm_90 -split-compile=3 g.cu -o g3.ptx
 	cmp g1.ptx g3.ptx
 	grep -q '^.global .align 1 .b8 _\$_str\[' g3.ptx
 	if command -v ptxas >/dev/null; then ptxas -arch=sm_90 g3.ptx -o g3.cubin; fi
 }
 
 @test "-keep keeps the parts and each Phase II step of each part" {
-	nvcc-lite -keep -arch=sm_90 -split-compile=2 "$MANY" -o kept.ptx 2>/dev/null
+	nvcc-lite -ptx -keep -arch=sm_90 -split-compile=2 "$MANY" -o kept.ptx 2>/dev/null
 	assert_file_exists many.split.0.bc
 	assert_file_exists many.split.map
 	assert_file_exists many.0.5-nv-vectorize.bc
@@ -164,16 +164,16 @@ EOF
 	assert_file_exists many.p2.1.bc
 	assert_file_exists many.1.11-nv-llc.bc # the IR half of codegen, per part
 	assert_file_exists many.13-nv-link.bc  # the join numbers on
-	nvcc-lite -arch=sm_90 "$MANY" -o plain.ptx 2>/dev/null
+	nvcc-lite -ptx -arch=sm_90 "$MANY" -o plain.ptx 2>/dev/null
 	cmp kept.ptx plain.ptx
 }
 
 @test "-save-remarks names part K's files BASE.K.N-STAGE, and the -dryrun script does too" {
-	nvcc-lite -arch=sm_90 -split-compile=2 -save-remarks rem "$MANY" -o r.ptx 2>/dev/null
+	nvcc-lite -ptx -arch=sm_90 -split-compile=2 -save-remarks rem "$MANY" -o r.ptx 2>/dev/null
 	assert_file_exists rem/many.0.12-nv-remat.opt.yaml
 	assert_file_exists rem/many.1.12-nv-remat.opt.yaml
 	assert_file_exists rem/many.14-nv-llc.opt.yaml
-	nvcc-lite -dryrun -arch=sm_90 -split-compile=2 -save-remarks rem2 "$MANY" -o d.ptx >build.sh
+	nvcc-lite -ptx -dryrun -arch=sm_90 -split-compile=2 -save-remarks rem2 "$MANY" -o d.ptx >build.sh
 	sh build.sh 2>/dev/null
 	cmp r.ptx d.ptx
 	assert_file_exists rem2/many.0.12-nv-remat.opt.yaml

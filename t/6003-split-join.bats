@@ -102,7 +102,7 @@ template __global__ void k<2>(float *);
 template __global__ void k<3>(float *);
 EOF
 	for n in 1 2 3 4 5 6 7 8; do
-		nvcc-lite -arch=sm_90 -split-compile=$n t.cu -o t$n.ptx
+		nvcc-lite -ptx -arch=sm_90 -split-compile=$n t.cu -o t$n.ptx
 		[ "$(grep -c '^\.visible \.entry' t$n.ptx)" = 2 ] || fail "N=$n: $(grep -c '\.entry' t$n.ptx) kernels, not 2"
 		cmp t1.ptx t$n.ptx
 	done
@@ -110,12 +110,12 @@ EOF
 
 @test "templates, statics, __shared__, __constant__ and weak symbols: N=1..8 give N=1's PTX and nvcc's kernels" {
 	src=$FIXTURES/split-templates.cu
-	nvcc-lite -arch=sm_90 -split-compile=1 "$src" -o 1.ptx
+	nvcc-lite -ptx -arch=sm_90 -split-compile=1 "$src" -o 1.ptx
 	entries 1.ptx >1.set
 	assert_equal "$(grep -c '^entry ' 1.set)" 9
 	grep -q '^func _Z6helperi$' 1.set
 	for n in 2 3 4 5 6 7 8; do
-		nvcc-lite -arch=sm_90 -split-compile=$n "$src" -o $n.ptx
+		nvcc-lite -ptx -arch=sm_90 -split-compile=$n "$src" -o $n.ptx
 		cmp 1.ptx $n.ptx
 		entries $n.ptx | cmp 1.set -
 	done

@@ -23,7 +23,7 @@ nvcc_bin() {
 # so the result is the same with and without CUDA), that kernel's PTX only.
 ours() {
 	[ -f "$BATS_FILE_TMPDIR/memory.ptx" ] ||
-		CUDA_PATH=/nonexistent nvcc-lite -arch=sm_90 -O3 "$FIXTURES/memory.cu" \
+		CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O3 "$FIXTURES/memory.cu" \
 			-o "$BATS_FILE_TMPDIR/memory.ptx"
 	awk -v k="$1(" '/^\.visible \.entry/ { p = ($3 == k) } p' "$BATS_FILE_TMPDIR/memory.ptx" \
 		>"$BATS_TEST_TMPDIR/$1.ptx"
@@ -97,7 +97,7 @@ theirs() {
 		theirs local_depot
 		assert_equal "$(count 'st\.local\.v4' "$f")" "$(count 'st\.local\.v4' "$BATS_TEST_TMPDIR/local_depot.nvcc.ptx")"
 	fi
-	nvcc-lite -arch=sm_90 -O3 -Xcicc -disable-set-local-array-alignment=1 "$FIXTURES/memory.cu" \
+	nvcc-lite -ptx -arch=sm_90 -O3 -Xcicc -disable-set-local-array-alignment=1 "$FIXTURES/memory.cu" \
 		-o "$BATS_TEST_TMPDIR/off.ptx"
 	assert_equal "$(count 'st\.local\.v4' "$BATS_TEST_TMPDIR/off.ptx")" 0
 }
@@ -119,7 +119,7 @@ theirs() {
 	ours local_items
 	run grep -cE '__local_depot|(ld|st)\.local' "$BATS_TEST_TMPDIR/local_items.ptx"
 	assert_output 0
-	run --separate-stderr nvcc-lite -arch=sm_90 -O3 -Xcicc -pass-remarks-missed=nv-vectorize \
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -O3 -Xcicc -pass-remarks-missed=nv-vectorize \
 		"$FIXTURES/memory.cu" -o /dev/null
 	assert_success
 	[[ "$stderr" == *"local_items"*"it accesses a local array aligned to less than 16 bytes"* ]] || fail "$stderr"

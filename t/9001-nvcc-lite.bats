@@ -9,7 +9,7 @@ setup() {
 }
 
 @test "nvcc-lite k.cu writes k.ptx beside the current directory, for sm_75 at -O3" {
-	run nvcc-lite k.cu
+	run nvcc-lite -ptx k.cu
 	assert_success
 	assert_equal "$output" ""
 	assert_file_exists k.ptx
@@ -21,7 +21,7 @@ setup() {
 	have_ptxas || skip "ptxas is not installed"
 	for cu in "$TOP"/share/examples/*.cu; do
 		for o in 0 3; do
-			nvcc-lite -arch=sm_90 -O$o "$cu" -o out.ptx
+			nvcc-lite -ptx -arch=sm_90 -O$o "$cu" -o out.ptx
 			run "$(ptxas_bin)" -arch=sm_90 out.ptx -o /dev/null
 			[ "$status" -eq 0 ] || fail "$cu -O$o: $output"
 		done
@@ -30,55 +30,55 @@ setup() {
 
 @test "without CUDA headers the shim compiles every example kernel" {
 	for cu in "$TOP"/share/examples/*.cu; do
-		run env CUDA_PATH=/nonexistent nvcc-lite -arch=sm_90 "$cu" -o shim.ptx -v
+		run env CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 "$cu" -o shim.ptx -v
 		[ "$status" -eq 0 ] || fail "$cu: $output"
 		[[ "$output" == *"-nocudainc -include"*cuda_shim.h* ]] || fail "shim not used: $output"
 	done
 }
 
 @test "-O0 runs nvopt<O0>: link, reflect, codegen; the PTX keeps the local stack" {
-	run nvcc-lite -O0 -arch=sm_90 k.cu -o k0.ptx -v
+	run nvcc-lite -ptx -O0 -arch=sm_90 k.cu -o k0.ptx -v
 	assert_success
 	refute_output --partial "nv-opt"
 	assert_output --regexp "nv-link -cudafe --libdevice -internalize [^ ]*k.0-cudafe.bc \|
 #\\$ [^ ]*/nv-reflect -arch=sm_90 \|
 #\\$ [^ ]*/nv-llc -O0 -arch=sm_90( -ptx-isa=[0-9]+)? -o k0.ptx"
 	grep -q 'local_depot' k0.ptx
-	nvcc-lite -O3 -arch=sm_90 k.cu -o k3.ptx
+	nvcc-lite -ptx -O3 -arch=sm_90 k.cu -o k3.ptx
 	! grep -q 'local_depot' k3.ptx
 }
 
 @test ".ll and .bc inputs skip the front end" {
 	bc=$(fixture_bc saxpy)
 	llvm-dis "$bc" -o k.ll
-	run nvcc-lite -arch=sm_90 k.ll -o from-ll.ptx -v
+	run nvcc-lite -ptx -arch=sm_90 k.ll -o from-ll.ptx -v
 	assert_success
 	refute_output --partial clang
-	run nvcc-lite -arch=sm_90 "$bc" -o from-bc.ptx
+	run nvcc-lite -ptx -arch=sm_90 "$bc" -o from-bc.ptx
 	assert_success
 	cmp from-ll.ptx from-bc.ptx
 }
 
 @test "-dryrun prints a shell script that reproduces the build and runs nothing" {
-	run nvcc-lite -dryrun -arch=sm_90 k.cu -o dry.ptx
+	run nvcc-lite -ptx -dryrun -arch=sm_90 k.cu -o dry.ptx
 	assert_success
 	assert_line --index 0 "#!/bin/sh"
 	assert_output --partial "nvopt<O3>"
 	assert_file_not_exists dry.ptx
 	echo "$output" >build.sh
 	sh build.sh
-	nvcc-lite -arch=sm_90 k.cu -o real.ptx
+	nvcc-lite -ptx -arch=sm_90 k.cu -o real.ptx
 	cmp dry.ptx real.ptx
 }
 
 @test "-keep leaves every intermediate, and -keep-dir puts them in a directory" {
-	run nvcc-lite -keep -arch=sm_90 k.cu -o kept.ptx
+	run nvcc-lite -ptx -keep -arch=sm_90 k.cu -o kept.ptx
 	assert_success
 	for f in k.0-cudafe.bc k.1-nv-link.bc k.2-nv-reflect.bc k.3-nv-inline.bc k.4-nv-opt.bc; do
 		assert_file_exists "$f"
 	done
 	mkdir kd
-	run nvcc-lite -keep-dir kd -arch=sm_90 k.cu -o kd.ptx
+	run nvcc-lite -ptx -keep-dir kd -arch=sm_90 k.cu -o kd.ptx
 	assert_success
 	assert_file_exists kd/k.0-cudafe.bc
 	cmp kept.ptx kd.ptx
@@ -86,7 +86,7 @@ setup() {
 
 @test "a front-end error names the failing stage and leaves no output" {
 	cp "$FIXTURES/broken.cu" b.cu
-	run --separate-stderr nvcc-lite -arch=sm_90 b.cu -o b.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 b.cu -o b.ptx
 	assert_equal "$status" 1
 	[[ "$stderr" == *"undeclared_name"* ]] || fail "$stderr"
 	[[ "$stderr" == *"1 error generated"* ]] || fail "$stderr"
@@ -98,14 +98,14 @@ setup() {
 
 @test "a failing stage's own line is the whole story, and a stale output is removed" {
 	echo stale >bad.ptx
-	run --separate-stderr nvcc-lite -arch=sm_90 "$FIXTURES/use-before-def.ll" -o bad.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 "$FIXTURES/use-before-def.ll" -o bad.ptx
 	assert_equal "$status" 1
 	[[ "$stderr" == *"nv-link: error: input module"*"does not dominate"* ]] || fail "$stderr"
 	# the stages after it, with nothing to read, say nothing, and the
 	# driver adds nothing to a stage that said why (exit 1): one line
 	[ "$(grep -c '' <<<"$stderr")" -eq 1 ] || fail "$stderr"
 	# the -dryrun script's stages behave so too
-	nvcc-lite -dryrun -arch=sm_90 "$FIXTURES/use-before-def.ll" -o bad.ptx >build.sh
+	nvcc-lite -ptx -dryrun -arch=sm_90 "$FIXTURES/use-before-def.ll" -o bad.ptx >build.sh
 	run --separate-stderr sh build.sh
 	assert_equal "$status" 1
 	[ "$(grep -c '' <<<"$stderr")" -eq 1 ] || fail "$stderr"
@@ -126,7 +126,7 @@ setup() {
 	cp "$TOP"/bin/nv-* "$TOP"/bin/nvcc-lite fake/bin/
 	printf '#!/bin/sh\nkill -SEGV $$\n' >fake/bin/nv-llc
 	chmod +x fake/bin/nv-llc
-	run --separate-stderr fake/bin/nvcc-lite -arch=sm_90 k.cu -o sig.ptx
+	run --separate-stderr fake/bin/nvcc-lite -ptx -arch=sm_90 k.cu -o sig.ptx
 	assert_equal "$status" 1
 	[[ "$stderr" == *"nvcc-lite: error: nv-llc killed by signal 11 (Segmentation fault)"* ]] || fail "$stderr"
 	assert_file_not_exists sig.ptx
@@ -138,7 +138,7 @@ setup() {
 	cp "$TOP"/bin/nv-* "$TOP"/bin/nvcc-lite fake/bin/
 	printf '#!/bin/sh\ncat >/dev/null\nexit 7\n' >fake/bin/nv-llc
 	chmod +x fake/bin/nv-llc
-	run --separate-stderr fake/bin/nvcc-lite -arch=sm_90 k.cu -o st.ptx
+	run --separate-stderr fake/bin/nvcc-lite -ptx -arch=sm_90 k.cu -o st.ptx
 	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: nv-llc failed with exit status 7"
 	assert_file_not_exists st.ptx
@@ -153,7 +153,7 @@ setup() {
 	printf '#!/bin/sh\ncase "$*" in *split.0.bc*) sleep 0.5; kill -SEGV $$;; esac\nexec sleep 30\n' \
 		>fake/bin/nv-vectorize
 	chmod +x fake/bin/nv-vectorize
-	run --separate-stderr fake/bin/nvcc-lite -arch=sm_90 -split-compile=4 s.cu -o s.ptx
+	run --separate-stderr fake/bin/nvcc-lite -ptx -arch=sm_90 -split-compile=4 s.cu -o s.ptx
 	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: nv-vectorize killed by signal 11 (Segmentation fault)"
 	assert_file_not_exists s.ptx
@@ -172,7 +172,7 @@ exit 1
 SH
 	chmod +x fe
 	mkdir tmp
-	run --separate-stderr env TMPDIR="$PWD/tmp" NVCC_LITE_CLANG="$PWD/fe" nvcc-lite -arch=sm_90 big.cu -o big.ptx
+	run --separate-stderr env TMPDIR="$PWD/tmp" NVCC_LITE_CLANG="$PWD/fe" nvcc-lite -ptx -arch=sm_90 big.cu -o big.ptx
 	assert_equal "$status" 1
 	assert_equal "$stderr" "fe: error: the reader died"
 	[ -z "$(ls -A tmp)" ] || fail "left in TMPDIR: $(ls -A tmp)"
@@ -180,22 +180,22 @@ SH
 }
 
 @test "unknown flags are errors with a suggestion, like nvcc" {
-	run --separate-stderr nvcc-lite -arhc=sm_90 k.cu
+	run --separate-stderr nvcc-lite -ptx -arhc=sm_90 k.cu
 	assert_equal "$status" 2
 	assert_equal "$stderr" "nvcc-lite: error: unknown option '-arhc=sm_90'; did you mean '-arch=sm_90'?"
-	run --separate-stderr nvcc-lite --frobnicate k.cu
+	run --separate-stderr nvcc-lite -ptx --frobnicate k.cu
 	assert_equal "$status" 2
 	assert_one_error nvcc-lite
 }
 
 @test "an unsupported GPU is refused with the nearest one suggested" {
-	run --separate-stderr nvcc-lite -arch=sm_91 k.cu
+	run --separate-stderr nvcc-lite -ptx -arch=sm_91 k.cu
 	assert_equal "$status" 2
 	assert_equal "$stderr" "nvcc-lite: error: unknown GPU architecture 'sm_91'; did you mean 'sm_90'?"
 }
 
 @test "nvcc's spellings of flags are accepted" {
-	run nvcc-lite --gpu-architecture sm_90 -O 2 --output-file long.ptx -DSCALE=2 -I . k.cu
+	run nvcc-lite -ptx --gpu-architecture sm_90 -O 2 --output-file long.ptx -DSCALE=2 -I . k.cu
 	assert_success
 	grep -qx '.target sm_90' long.ptx
 	run nvcc-lite -arch sm_86 -maxrregcount 40 -ptx k.cu -o sep.ptx
@@ -207,18 +207,18 @@ SH
 	mkdir inc
 	echo '#define FACTOR 3.5f' >inc/factor.h
 	printf '#include "factor.h"\n__global__ void k(float *p) { p[0] = FACTOR * SCALE; }\n' >d.cu
-	run nvcc-lite -arch=sm_90 -Iinc -DSCALE=2 d.cu -o d.ptx
+	run nvcc-lite -ptx -arch=sm_90 -Iinc -DSCALE=2 d.cu -o d.ptx
 	assert_success
 	# 3.5f * 2 = 7.0f = 0x40E00000, stored as an integer immediate
 	grep -q 'st.global.b32 	\[%rd[0-9]*\], 1088421888;' d.ptx
 }
 
 @test "-Xcicc routes a knob to the stage that owns it and rejects unknown ones" {
-	run nvcc-lite -arch=sm_90 -Xcicc -nvptx-prec-divf32=0 k.cu -o approx.ptx -v
+	run nvcc-lite -ptx -arch=sm_90 -Xcicc -nvptx-prec-divf32=0 k.cu -o approx.ptx -v
 	assert_success
 	assert_output --regexp "nv-llc -O3 -start-after=codegenprepare -arch=sm_90( -ptx-isa=[0-9]+)? -nvptx-prec-divf32=0"
 	grep -q 'div.approx.f32' approx.ptx
-	run --separate-stderr nvcc-lite -Xcicc -nvptx-prec-divf3=0 k.cu
+	run --separate-stderr nvcc-lite -ptx -Xcicc -nvptx-prec-divf3=0 k.cu
 	assert_equal "$status" 2
 	assert_equal "$stderr" "nvcc-lite: error: unknown knob '-nvptx-prec-divf3=0' in -Xcicc; did you mean '-nvptx-prec-divf32=0'?"
 }
@@ -227,13 +227,13 @@ SH
 	mkdir -p inc out
 	echo '#define SCALE 2.0f' >inc/scale.h
 	printf '#include "scale.h"\n__global__ void k(float *p) { p[0] *= SCALE; }\n' >d.cu
-	run nvcc-lite -arch=sm_90 -Iinc -MD d.cu -o out/d.ptx
+	run nvcc-lite -ptx -arch=sm_90 -Iinc -MD d.cu -o out/d.ptx
 	assert_success
 	assert_file_exists out/d.ptx
 	run cat out/d.d
 	assert_line --index 0 --regexp '^out/d\.ptx: d\.cu'
 	assert_output --partial "inc/scale.h"
-	run nvcc-lite -arch=sm_90 -Iinc -MMD -MP -MF deps.mk -MT mine d.cu -o out/e.ptx
+	run nvcc-lite -ptx -arch=sm_90 -Iinc -MMD -MP -MF deps.mk -MT mine d.cu -o out/e.ptx
 	assert_success
 	run cat deps.mk
 	assert_line --index 0 --regexp '^mine: d\.cu inc/scale\.h$'
@@ -241,7 +241,7 @@ SH
 	refute_output --partial "cuda_runtime.h"
 	# a module has itself as its one dependency
 	nvcc-lite -arch=sm_90 -Iinc -emit-llvm d.cu -o d.bc
-	run nvcc-lite -arch=sm_90 -MD -MP d.bc -o out/f.ptx
+	run nvcc-lite -ptx -arch=sm_90 -MD -MP d.bc -o out/f.ptx
 	assert_success
 	run cat out/f.d
 	assert_output "$(printf 'out/f.ptx: d.bc\n\nd.bc:')"
@@ -266,12 +266,12 @@ SH
 	run --separate-stderr nvcc-lite k.cpp
 	assert_equal "$status" 2
 	assert_equal "$stderr" "nvcc-lite: error: don't know what to do with 'k.cpp': expected a .cu, .bc or .ll file (or -x cu)"
-	run --separate-stderr nvcc-lite k.cu k.cu -o two.ptx
+	run --separate-stderr nvcc-lite -ptx k.cu k.cu -o two.ptx
 	assert_equal "$status" 2
-	run --separate-stderr nvcc-lite k.cu missing.cu
+	run --separate-stderr nvcc-lite -ptx k.cu missing.cu
 	assert_equal "$status" 1
 	assert_file_not_exists k.ptx # every input is checked before any is compiled
-	run --separate-stderr nvcc-lite missing.cu
+	run --separate-stderr nvcc-lite -ptx missing.cu
 	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: cannot read 'missing.cu': No such file or directory"
 }
@@ -293,14 +293,14 @@ SH
 }
 
 @test "a failed build removes a regular output file but never a device" {
-	run nvcc-lite -arch=sm_90 "$FIXTURES/use-before-def.ll" -o /dev/null
+	run nvcc-lite -ptx -arch=sm_90 "$FIXTURES/use-before-def.ll" -o /dev/null
 	assert_equal "$status" 1
 	[ -c /dev/null ]
 }
 
 @test "-keep names each intermediate after the stage that wrote it" {
 	nv-opt "$(fixture_bc saxpy)" -o in.bc
-	run nvcc-lite -keep -arch=sm_90 in.bc -o in.ptx
+	run nvcc-lite -ptx -keep -arch=sm_90 in.bc -o in.ptx
 	assert_success
 	assert_file_exists in.0-nv-link.bc
 	assert_file_not_exists in.0-cudafe.bc
@@ -313,7 +313,7 @@ SH
 	# a stage that hangs until it is killed
 	printf '#!/bin/sh\necho $$ >%s/stage.pid\nexec sleep 30\n' "$BATS_TEST_TMPDIR" >slow/bin/nv-llc
 	chmod +x slow/bin/nv-llc
-	slow/bin/nvcc-lite -arch=sm_90 k.cu -o slow.ptx 2>/dev/null &
+	slow/bin/nvcc-lite -ptx -arch=sm_90 k.cu -o slow.ptx 2>/dev/null &
 	pid=$!
 	for _ in $(seq 100); do [ -s stage.pid ] && break; sleep 0.1; done
 	assert_file_exists stage.pid
@@ -334,7 +334,7 @@ SH
 	for sig in INT TERM; do
 		rm -f stage.pid
 		mkdir -p "tmp$sig"
-		TMPDIR="$PWD/tmp$sig" slow/bin/nvcc-lite -arch=sm_90 -MD k.cu -o slow.ptx 2>/dev/null &
+		TMPDIR="$PWD/tmp$sig" slow/bin/nvcc-lite -ptx -arch=sm_90 -MD k.cu -o slow.ptx 2>/dev/null &
 		pid=$!
 		for _ in $(seq 100); do [ -s stage.pid ] && break; sleep 0.1; done
 		assert_file_exists stage.pid
@@ -345,7 +345,7 @@ SH
 		[ -z "$(ls -A "tmp$sig")" ] || fail "$sig left in TMPDIR: $(ls -A "tmp$sig")"
 	done
 	# and a build that succeeds writes both
-	nvcc-lite -arch=sm_90 -MD k.cu -o ok.ptx
+	nvcc-lite -ptx -arch=sm_90 -MD k.cu -o ok.ptx
 	assert_file_exists ok.ptx
 	grep -q '^ok.ptx: k.cu' ok.d
 }
@@ -362,7 +362,7 @@ opcodes() {
 	cp "$FIXTURES/math.cu" m.cu
 	table=""
 	for flags in "" "-ftz=true" "-prec-sqrt=false" "-prec-div=false" "-fmad=false" "--use_fast_math"; do
-		nvcc-lite -arch=sm_90 $flags m.cu -o ours.ptx
+		nvcc-lite -ptx -arch=sm_90 $flags m.cu -o ours.ptx
 		"$nvcc" -ptx -arch=sm_90 $flags m.cu -o theirs.ptx
 		table+="[$flags] ours: $(opcodes ours.ptx)| nvcc: $(opcodes theirs.ptx)"$'\n'
 		[ "$(opcodes ours.ptx)" = "$(opcodes theirs.ptx)" ] || fail "$table"
@@ -373,13 +373,13 @@ opcodes() {
 @test "a libdevice-heavy kernel leaves no reflect and no libdevice function in the PTX" {
 	[ -f /usr/local/cuda/nvvm/libdevice/libdevice.10.bc ] || skip "libdevice is not installed"
 	cp "$FIXTURES/math.cu" m.cu
-	nvcc-lite -arch=sm_90 m.cu -o m.ptx
+	nvcc-lite -ptx -arch=sm_90 m.cu -o m.ptx
 	! grep -q 'reflect' m.ptx
 	! grep -q '\.func' m.ptx
 	have_ptxas || skip "ptxas is not installed"
 	run "$(ptxas_bin)" -arch=sm_90 m.ptx -o /dev/null
 	assert_success
-	nvcc-lite -O0 -arch=sm_90 m.cu -o m0.ptx
+	nvcc-lite -ptx -O0 -arch=sm_90 m.cu -o m0.ptx
 	run "$(ptxas_bin)" -arch=sm_90 m0.ptx -o /dev/null
 	assert_success
 	# at -O0 nothing is inlined: exactly the five functions called remain
@@ -387,21 +387,21 @@ opcodes() {
 }
 
 @test "--use_fast_math sets ftz, prec-div, prec-sqrt and fast transcendentals on every stage" {
-	run nvcc-lite -dryrun -arch=sm_90 --use_fast_math k.cu
+	run nvcc-lite -ptx -dryrun -arch=sm_90 --use_fast_math k.cu
 	assert_success
 	assert_output --partial "-fgpu-flush-denormals-to-zero"
 	assert_output --partial "-fgpu-approx-transcendentals"
 	assert_output --regexp "nv-reflect -arch=sm_90 -ftz=1 -prec-div=0 -prec-sqrt=0"
 	assert_output --regexp "nv-llc -O3 -start-after=codegenprepare -arch=sm_90 -ftz=1 -prec-div=0 -prec-sqrt=0 -fast-math"
-	run nvcc-lite -dryrun --use_fast_math -prec-sqrt=true k.cu
+	run nvcc-lite -ptx -dryrun --use_fast_math -prec-sqrt=true k.cu
 	assert_output --regexp "nv-reflect -arch=sm_75 -ftz=1 -prec-div=0 \|"
 }
 
 @test "precision flags take true or false" {
-	run --separate-stderr nvcc-lite -ftz=maybe k.cu
+	run --separate-stderr nvcc-lite -ptx -ftz=maybe k.cu
 	assert_equal "$status" 2
 	assert_equal "$stderr" "nvcc-lite: error: invalid value 'maybe' for -ftz: expected true or false"
-	run nvcc-lite -ftz true -prec-div=0 -fmad=false -arch=sm_90 k.cu -o f.ptx
+	run nvcc-lite -ptx -ftz true -prec-div=0 -fmad=false -arch=sm_90 k.cu -o f.ptx
 	assert_success
 	grep -q 'div.full.ftz.f32' f.ptx
 }

@@ -52,7 +52,7 @@ setup() {
 	echo 0 >"$W/count"
 	echo 0 >"$W/peak"
 	cp "$W"/src/*.cu .
-	printf 'all: f0.ptx f1.ptx f2.ptx f3.ptx\n%%.ptx: %%.cu\n\t%s$(LITE) -arch=sm_90 $< -o $@\n' \
+	printf 'all: f0.ptx f1.ptx f2.ptx f3.ptx\n%%.ptx: %%.cu\n\t%s$(LITE) -ptx -arch=sm_90 $< -o $@\n' \
 		"${PLUS-+}" >Makefile
 }
 
@@ -69,7 +69,7 @@ setup() {
 		[ "$peak" -ge 2 ] || fail "-j$j: never more than one stage at once"
 		for i in 0 1 2 3; do assert_file_exists f$i.ptx; done
 	done
-	nvcc-lite -arch=sm_90 f0.cu -o serial.ptx 2>/dev/null
+	nvcc-lite -ptx -arch=sm_90 f0.cu -o serial.ptx 2>/dev/null
 	cmp serial.ptx f0.ptx
 }
 
@@ -118,7 +118,7 @@ setup() {
 	mkfifo fifo
 	exec 7<>fifo
 	printf 'ab' >&7
-	MAKEFLAGS=" -j3 --jobserver-auth=fifo:$PWD/fifo" run "$W/bin/nvcc-lite" -arch=sm_90 f1.cu -o f1.ptx
+	MAKEFLAGS=" -j3 --jobserver-auth=fifo:$PWD/fifo" run "$W/bin/nvcc-lite" -ptx -arch=sm_90 f1.cu -o f1.ptx
 	assert_success
 	[ "$(cat "$W/peak")" -le 3 ]
 	[ "$(cat "$W/peak")" -ge 2 ] || fail "the tokens were not used"
@@ -129,16 +129,16 @@ setup() {
 }
 
 @test "MAKEFLAGS: the last auth wins, -j alone or make -n means no jobserver, -jobserver requires one" {
-	MAKEFLAGS=" -j3 --jobserver-auth=fifo:$PWD/nonexistent --jobserver-auth=-2,-2" run nvcc-lite -arch=sm_90 f0.cu -o a.ptx
+	MAKEFLAGS=" -j3 --jobserver-auth=fifo:$PWD/nonexistent --jobserver-auth=-2,-2" run nvcc-lite -ptx -arch=sm_90 f0.cu -o a.ptx
 	assert_success
 	refute_output --partial warning
-	MAKEFLAGS="n -j3 --jobserver-auth=fifo:$PWD/nonexistent" run nvcc-lite -arch=sm_90 f0.cu -o b.ptx
+	MAKEFLAGS="n -j3 --jobserver-auth=fifo:$PWD/nonexistent" run nvcc-lite -ptx -arch=sm_90 f0.cu -o b.ptx
 	assert_success
 	refute_output --partial warning
-	MAKEFLAGS=" -j3 --jobserver-auth=fifo:$PWD/nonexistent" run nvcc-lite -arch=sm_90 f0.cu -o c.ptx
+	MAKEFLAGS=" -j3 --jobserver-auth=fifo:$PWD/nonexistent" run nvcc-lite -ptx -arch=sm_90 f0.cu -o c.ptx
 	assert_success
 	assert_output --partial "nvcc-lite: warning: cannot open make's jobserver fifo"
-	MAKEFLAGS=" -j3 --jobserver-auth=fifo:$PWD/nonexistent" run --separate-stderr nvcc-lite -jobserver -arch=sm_90 f0.cu -o d.ptx
+	MAKEFLAGS=" -j3 --jobserver-auth=fifo:$PWD/nonexistent" run --separate-stderr nvcc-lite -ptx -jobserver -arch=sm_90 f0.cu -o d.ptx
 	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: GNU Jobserver support requested, but an error occurred"
 	cmp a.ptx c.ptx

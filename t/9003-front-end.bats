@@ -29,7 +29,7 @@ entries() {
 same_kernels() {
 	local src=$1
 	shift
-	run --separate-stderr nvcc-lite -arch=sm_90 "$@" "$src" -o lite.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 "$@" "$src" -o lite.ptx
 	[ "$status" -eq 0 ] || fail "nvcc-lite $src: $stderr"
 	entries lite.ptx >lite.entries
 	[ -s lite.entries ] || fail "$src: no kernel in nvcc-lite's PTX"
@@ -140,17 +140,17 @@ EOF
 @test "-std, -x cu, --options-file and comma lists in -X options reach their tools" {
 	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
 	printf '#if __cplusplus < 202002L\n#error not C++20\n#endif\n__global__ void k(int *p) { p[0] = 1; }\n' >k.cpp
-	run --separate-stderr nvcc-lite -arch=sm_90 -x cu -std=c++20 k.cpp -o k.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -x cu -std=c++20 k.cpp -o k.ptx
 	[ "$status" -eq 0 ] || fail "$stderr"
 	grep -q '.entry _Z1kPi' k.ptx
-	run --separate-stderr nvcc-lite -arch=sm_90 -x cu -std=c++17 k.cpp -o k17.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -x cu -std=c++17 k.cpp -o k17.ptx
 	assert_equal "$status" 1
 	[[ "$stderr" == *"not C++20"* ]] || fail "$stderr"
 	printf -- '-arch=sm_90 -std=c++20\n-x cu "-DGREETING=a b"\n' >opts
-	run --separate-stderr nvcc-lite --options-file opts k.cpp -o o.ptx
+	run --separate-stderr nvcc-lite -ptx --options-file opts k.cpp -o o.ptx
 	[ "$status" -eq 0 ] || fail "$stderr"
 	grep -q '.target sm_90' o.ptx
-	run --separate-stderr nvcc-lite -arch=sm_90 -x cu -std=c++20 -Xcompiler -DA=1,-DB=2 -Xcicc -nvptx-prec-divf32=0,-pass-remarks=nv-none k.cpp -dryrun
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -x cu -std=c++20 -Xcompiler -DA=1,-DB=2 -Xcicc -nvptx-prec-divf32=0,-pass-remarks=nv-none k.cpp -dryrun
 	[ "$status" -eq 0 ] || fail "$stderr"
 	[[ "$output" == *"-DA=1 -DB=2"* ]] || fail "$output"
 	[[ "$output" == *"-nvptx-prec-divf32=0 -pass-remarks=nv-none"* ]] || fail "$output"
@@ -158,34 +158,34 @@ EOF
 
 @test "nvcc's flags for the host side and for warnings are accepted, and checked as nvcc checks them" {
 	cp "$FIXTURES/saxpy.cu" k.cu
-	run --separate-stderr nvcc-lite -arch=sm_90 -g -lineinfo -w -Wno-deprecated-gpu-targets --threads 2 \
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -g -lineinfo -w -Wno-deprecated-gpu-targets --threads 2 \
 		-ccbin gcc -Xlinker -lm -Xcompiler -fPIC,-O2 -Werror=all-warnings,reorder k.cu -o k.ptx
 	[ "$status" -eq 0 ] || fail "$stderr"
 	grep -q '.loc' k.ptx
-	run --separate-stderr nvcc-lite -Werror=foo k.cu
+	run --separate-stderr nvcc-lite -ptx -Werror=foo k.cu
 	assert_equal "$status" 2
 	assert_equal "$stderr" "nvcc-lite: error: value 'foo' is not defined for option 'Werror'"
-	run --separate-stderr nvcc-lite -std=c++99 k.cu
+	run --separate-stderr nvcc-lite -ptx -std=c++99 k.cu
 	assert_equal "$status" 2
-	run --separate-stderr nvcc-lite -x c++ k.cu
+	run --separate-stderr nvcc-lite -ptx -x c++ k.cu
 	assert_equal "$status" 2
 }
 
 @test "an unknown flag gets a suggestion only when one fits, and nvcc's build flags say what is missing" {
 	cp "$FIXTURES/saxpy.cu" k.cu
-	run --separate-stderr nvcc-lite -c k.cu
+	run --separate-stderr nvcc-lite -run k.cu
 	assert_equal "$status" 2
 	assert_one_error nvcc-lite
-	[[ "$stderr" == *"-c: compiling to a host object is not supported"* ]] || fail "$stderr"
-	run --separate-stderr nvcc-lite -q k.cu
+	[[ "$stderr" == *"-run: running is not supported"* ]] || fail "$stderr"
+	run --separate-stderr nvcc-lite -ptx -q k.cu
 	assert_equal "$stderr" "nvcc-lite: error: unknown option '-q' (see 'nvcc-lite --help')"
-	run --separate-stderr nvcc-lite -lineinf k.cu
+	run --separate-stderr nvcc-lite -ptx -lineinf k.cu
 	assert_equal "$stderr" "nvcc-lite: error: unknown option '-lineinf'; did you mean '-lineinfo'?"
 }
 
 @test "-G keeps full debug information: .target ..., debug, DWARF sections, unoptimized" {
 	cp "$FIXTURES/saxpy.cu" k.cu
-	run --separate-stderr nvcc-lite -arch=sm_90 -G -O3 k.cu -o g.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -G -O3 k.cu -o g.ptx
 	[ "$status" -eq 0 ] || fail "$stderr"
 	grep -q '^.target sm_90, debug' g.ptx
 	grep -q '.section	.debug_info' g.ptx
@@ -200,11 +200,11 @@ EOF
 	if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
 		skip "this machine has a GPU"
 	fi
-	run --separate-stderr nvcc-lite -arch=native k.cu -o n.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=native k.cu -o n.ptx
 	assert_success
 	assert_equal "$stderr" "nvcc-lite: warning: cannot find a valid GPU for '-arch=native': the default arch sm_75 is used"
 	grep -qx '.target sm_75' n.ptx
-	run --separate-stderr nvcc-lite -arch=all k.cu
+	run --separate-stderr nvcc-lite -ptx -arch=all k.cu
 	assert_equal "$status" 2
 	assert_one_error nvcc-lite
 }
@@ -212,12 +212,12 @@ EOF
 @test "several inputs give one output each, and all are checked before any is compiled" {
 	cp "$FIXTURES/saxpy.cu" a.cu
 	cp "$FIXTURES/saxpy.cu" b.cu
-	run --separate-stderr nvcc-lite -arch=sm_90 a.cu b.cu
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 a.cu b.cu
 	assert_success
 	assert_file_exists a.ptx
 	assert_file_exists b.ptx
 	rm a.ptx b.ptx
-	run --separate-stderr nvcc-lite -arch=sm_90 a.cu nothere.cu
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 a.cu nothere.cu
 	assert_equal "$status" 1
 	assert_file_not_exists a.ptx
 }
@@ -229,7 +229,7 @@ __device__ int helper(int x) { return x + 1; }
 extern __global__ void child(int *p);
 __global__ void parent(int *p) { child<<<1, 1>>>(p); p[1] = helper(p[0]); }
 EOF
-	run --separate-stderr nvcc-lite -arch=sm_90 -rdc=true rdc.cu -o rdc.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -rdc=true rdc.cu -o rdc.ptx
 	[ "$status" -eq 0 ] || fail "$stderr"
 	grep -q '^.visible .func .*_Z6helperi' rdc.ptx
 	grep -q '^.extern .entry _Z5childPi' rdc.ptx
@@ -237,13 +237,13 @@ EOF
 		run "$(ptxas_bin)" -c -arch=sm_90 rdc.ptx -o /dev/null
 		[ "$status" -eq 0 ] || fail "$output"
 	fi
-	run --separate-stderr nvcc-lite -arch=sm_90 rdc.cu -o whole.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 rdc.cu -o whole.ptx
 	assert_equal "$status" 1 # whole-program mode: child is nowhere
 }
 
 @test "a front-end error is one diagnostic block from clang and exit status 1" {
 	printf '__global__ void k(float *p) { p[0] = undeclared_name; }\n' >bad.cu
-	run --separate-stderr nvcc-lite -arch=sm_90 bad.cu -o bad.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 bad.cu -o bad.ptx
 	assert_equal "$status" 1
 	[[ "$stderr" == "bad.cu:1:"*"error: use of undeclared identifier 'undeclared_name'"* ]] || fail "$stderr"
 	[[ "$stderr" == *"1 error generated"* ]] || fail "$stderr"
@@ -263,7 +263,7 @@ INCLUDES        +=  "-I$(TOP)/extra dir" $(_SPACE_)
 SYSTEM_INCLUDES +=  "-isystem" "$(TOP)/$(_TARGET_DIR_)/include/cccl" $(_SPACE_)
 P
 	cp "$FIXTURES/saxpy.cu" k.cu
-	run --separate-stderr env CUDA_PATH="$PWD/fake" nvcc-lite -dryrun -arch=sm_90 k.cu
+	run --separate-stderr env CUDA_PATH="$PWD/fake" nvcc-lite -ptx -dryrun -arch=sm_90 k.cu
 	assert_success
 	[[ "$output" == *"--cuda-path=$PWD/fake -Xclang -target-sdk-version=12.4 "* ]] || fail "$output"
 	[[ "$output" == *"-I$PWD/fake/bin/../targets/$(uname -m)-linux/include "* ]] || fail "$output"
@@ -289,7 +289,7 @@ EOF2
 	for a in sm_90a sm_100f sm_110a sm_121f; do
 		flags=
 		[[ $a == *a ]] && flags=-DWANT_SPECIFIC
-		run --separate-stderr nvcc-lite -arch=$a $flags fam.cu -o $a.ptx
+		run --separate-stderr nvcc-lite -ptx -arch=$a $flags fam.cu -o $a.ptx
 		[ "$status" -eq 0 ] || fail "$a: $stderr"
 		grep -qx ".target $a" $a.ptx || fail "$a: $(grep '^.target' $a.ptx)"
 		if have_ptxas; then
@@ -303,22 +303,22 @@ EOF2
 
 @test "-keep-dir is created when missing, as -save-remarks is" {
 	cp "$FIXTURES/saxpy.cu" k.cu
-	run --separate-stderr nvcc-lite -arch=sm_90 -keep-dir kept k.cu -o k.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -keep-dir kept k.cu -o k.ptx
 	[ "$status" -eq 0 ] || fail "$stderr"
 	assert_file_exists kept/k.0-cudafe.bc
-	run --separate-stderr nvcc-lite -arch=sm_90 -keep-dir no/such k.cu -o k.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -keep-dir no/such k.cu -o k.ptx
 	assert_equal "$status" 1
 	assert_one_error nvcc-lite
 }
 
 @test "a missing or self-including options file is one usage error" {
 	cp "$FIXTURES/saxpy.cu" k.cu
-	run --separate-stderr nvcc-lite --options-file nothere k.cu
+	run --separate-stderr nvcc-lite -ptx --options-file nothere k.cu
 	assert_equal "$status" 2
 	assert_one_error nvcc-lite
 	[[ "$stderr" == *"cannot read options file 'nothere'"* ]] || fail "$stderr"
 	echo '-optf loop' >loop
-	run --separate-stderr nvcc-lite -optf loop k.cu
+	run --separate-stderr nvcc-lite -ptx -optf loop k.cu
 	assert_equal "$status" 2
 	assert_one_error nvcc-lite
 	[[ "$stderr" == *"options file 'loop' includes itself"* ]] || fail "$stderr"

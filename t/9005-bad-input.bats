@@ -29,7 +29,7 @@ cell() {
 	local want=$1 prog=$2 pat=$3 before
 	shift 3
 	before=$(files)
-	run --separate-stderr nvcc-lite -arch=sm_90 -MD "$@"
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -MD "$@"
 	[ "$status" -eq "$want" ] || fail "nvcc-lite $*: status $status: $stderr"
 	assert_one_error "$prog"
 	[[ "$stderr" =~ $pat ]] || fail "nvcc-lite $*: $stderr"
@@ -104,10 +104,10 @@ cell() {
 
 @test "a closed stdout is one line from the program that wrote to it" {
 	before=$(files)
-	run sh -c 'nvcc-lite -arch=sm_90 -MD k.cu -o - 2>&1 >&-'
+	run sh -c 'nvcc-lite -ptx -arch=sm_90 -MD k.cu -o - 2>&1 >&-'
 	assert_equal "$status" 1
 	assert_equal "$output" "nv-llc: error: cannot write to standard output: Bad file descriptor"
-	run sh -c 'nvcc-lite -dryrun -arch=sm_90 k.cu -o out.ptx 2>&1 >&-'
+	run sh -c 'nvcc-lite -ptx -dryrun -arch=sm_90 k.cu -o out.ptx 2>&1 >&-'
 	assert_equal "$status" 1
 	assert_equal "$output" "nvcc-lite: error: cannot write to standard output: Bad file descriptor"
 	run sh -c 'nvcc-lite --help 2>&1 >&-'
@@ -118,11 +118,11 @@ cell() {
 
 @test "a full disk (/dev/full) is one line from the program that wrote to it" {
 	before=$(files)
-	run --separate-stderr nvcc-lite -arch=sm_90 k.cu -o /dev/full
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 k.cu -o /dev/full
 	assert_equal "$status" 1
 	assert_one_error nv-llc
 	assert_equal "$stderr" "nv-llc: error: cannot write output '/dev/full': No space left on device"
-	run sh -c 'nvcc-lite -dryrun -arch=sm_90 k.cu -o out.ptx 2>&1 >/dev/full'
+	run sh -c 'nvcc-lite -ptx -dryrun -arch=sm_90 k.cu -o out.ptx 2>&1 >/dev/full'
 	assert_equal "$status" 1
 	assert_equal "$output" "nvcc-lite: error: cannot write to standard output: No space left on device"
 	[ "$(files)" = "$before" ] || fail "left $(diff <(echo "$before") <(files))"
@@ -131,7 +131,7 @@ cell() {
 @test "a front-end error is clang's one diagnostic block, with no line from the driver or a stage" {
 	cp "$FIXTURES/broken.cu" b.cu
 	before=$(files)
-	run --separate-stderr nvcc-lite -arch=sm_90 -MD b.cu -o out.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -MD b.cu -o out.ptx
 	assert_equal "$status" 1
 	assert_equal "$output" ""
 	[ "$(grep -c ': error: ' <<<"$stderr")" -eq 1 ] || fail "$stderr"
@@ -142,7 +142,7 @@ cell() {
 }
 
 @test "the good input passes where every bad one failed: output and .d together" {
-	run --separate-stderr nvcc-lite -arch=sm_90 -MD k.cu -o out.ptx
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -MD k.cu -o out.ptx
 	assert_success
 	assert_equal "$stderr" ""
 	assert_equal "$output" ""

@@ -16,8 +16,8 @@ setup_file() {
 	mkdir -p "$KDIR/src" "$KDIR/lite" "$KDIR/nvcc"
 	cp "$TOP/bench/kernels/saxpy_vec4.cu" "$TOP/bench/kernels/histogram_shared.cu" "$KDIR/src/"
 	for k in saxpy_vec4 histogram_shared; do
-		CUDA_PATH=/nonexistent nvcc-lite -arch=sm_90 -O3 "$KDIR/src/$k.cu" -o "$KDIR/lite/$k.ptx"
-		CUDA_PATH=/nonexistent nvcc-lite -arch=sm_90 -O0 "$KDIR/src/$k.cu" -o - |
+		CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O3 "$KDIR/src/$k.cu" -o "$KDIR/lite/$k.ptx"
+		CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O0 "$KDIR/src/$k.cu" -o - |
 			grep -v LLVM >"$KDIR/nvcc/$k.ptx"
 	done
 }
@@ -30,7 +30,7 @@ setup_file() {
 		n=$((n + 1))
 		assert_equal "$(grep -c '^//@ kernel ' "$cu")" 1
 		# the shim stands in for CUDA: the kernels build on a machine without it
-		CUDA_PATH=/nonexistent nvcc-lite -arch=sm_90 -O3 "$cu" -o "$out/lite/$k.ptx"
+		CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O3 "$cu" -o "$out/lite/$k.ptx"
 		cp "$out/lite/$k.ptx" "$out/nvcc/$k.ptx"
 		if have_ptxas; then
 			"$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)" -arch=sm_90 "$out/lite/$k.ptx" -o /dev/null

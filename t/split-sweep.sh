@@ -100,7 +100,7 @@ driver_prop() {
 	name=$1 cu=$2 flags=${3:-} d=$w/d/$1
 	mkdir -p "$d"
 	# shellcheck disable=SC2086
-	nvcc-lite -w -arch=sm_90 $flags -split-compile=1 "$cu" -o "$d/1.ptx" 2>/dev/null || return 0
+	nvcc-lite -ptx -w -arch=sm_90 $flags -split-compile=1 "$cu" -o "$d/1.ptx" 2>/dev/null || return 0
 	modules=$((modules + 1))
 	checks=$((checks + 1))
 	entries "$d/1.ptx" >"$d/1.set"
@@ -115,7 +115,7 @@ driver_prop() {
 		checks=$((checks + 1))
 		rm -rf "$d/k" && mkdir "$d/k"
 		# shellcheck disable=SC2086
-		if ! nvcc-lite -w -arch=sm_90 $flags -split-compile=$n -keep -keep-dir "$d/k" "$cu" -o "$d/$n.ptx" 2>"$d/err"; then
+		if ! nvcc-lite -ptx -w -arch=sm_90 $flags -split-compile=$n -keep -keep-dir "$d/k" "$cu" -o "$d/$n.ptx" 2>"$d/err"; then
 			differ "$name N=$n: nvcc-lite failed: $(grep -m1 error "$d/err")"
 		else
 			cmp -s "$d/1.ptx" "$d/$n.ptx" || differ "$name N=$n: PTX is not N=1's"

@@ -22,7 +22,7 @@ ptxas_table() {
 printf '%-12s %-28s %6s %8s %8s %10s\n' example kernel regs spill-st spill-ld nvcc-regs
 for cu in "$top"/share/examples/*.cu; do
 	name=$(basename "$cu" .cu)
-	if ! "$top/bin/nvcc-lite" -arch="$arch" -O3 "$cu" -o "$out/$name.ptx"; then
+	if ! "$top/bin/nvcc-lite" -ptx -arch="$arch" -O3 "$cu" -o "$out/$name.ptx"; then
 		echo "$name: nvcc-lite failed" >&2
 		fail=1
 		continue
