@@ -138,9 +138,13 @@ first_error() {
 	{ gsub(/\t/, " "); sub(/^ +/, ""); sub(/ +$/, "") }
 	$0 == "" || /^\$ / { next }
 	first == "" { first = $0 }
-	/(^|[^A-Za-z])(error|fatal)[ \t]*:/ { e = $0; exit }
+	/(^|[^A-Za-z])(error|fatal)[ \t]*:/ && !/^collect2:/ { e = $0; exit }
+	/^collect2: error/ && e == "" { e = $0 }
+	# the linker says why before collect2 says it failed
+	ld == "" && /undefined reference|cannot find -l|DSO missing/ { ld = $0 }
 	loose == "" && /[Ee]rror|[Ff]atal|[Aa]ssert|[Ss]egmentation|[Aa]bort|[Kk]illed|signal|undefined reference/ { loose = $0 }
 	END {
+		if ((e == "" || e ~ /^collect2: error/) && ld != "") e = ld
 		if (e == "") e = loose
 		if (e == "") e = first
 		if (e == "") e = "(no message)"
