@@ -16,6 +16,7 @@ stub() {
 	cat >"$STUBS/$1" <<-EOF
 		#!/bin/sh
 		echo "\$*" >>"$STUBS/$1.argv"
+		[ "\$*" = --version ] && { echo "$1 stub 1.0"; exit 0; }
 		c=0 o=a.out rdc=0 srcs=''
 		while [ \$# -gt 0 ]; do
 			case \$1 in
