@@ -375,9 +375,97 @@ mark_extern_kernels(LLVMModuleRef m)
 	return n;
 }
 
+/* -rdc=true: clang gives a static variable the host names (by
+ * cudaMemcpyToSymbol, say) an external definition named NAME__static__CUID,
+ * but leaves the device code's uses on an external declaration of NAME,
+ * which nothing defines: nvlink finds it undefined.  The uses go to the
+ * definition. */
+static unsigned
+resolve_static_vars(LLVMModuleRef m)
+{
+	unsigned n = 0;
+
+	for (LLVMValueRef g = LLVMGetFirstGlobal(m), next; g; g = next) {
+		size_t len;
+		const char *name = LLVMGetValueName2(g, &len), *post = strstr(name, "__static__");
+		char *plain;
+		LLVMValueRef decl;
+
+		next = LLVMGetNextGlobal(g);
+		if (!post || LLVMIsDeclaration(g))
+			continue;
+		plain = xasprintf("%.*s", (int)(post - name), name);
+		decl = LLVMGetNamedGlobal(m, plain);
+		if (decl && decl != g && LLVMIsDeclaration(decl) && LLVMGlobalGetValueType(decl) == LLVMGlobalGetValueType(g) &&
+		    LLVMGetPointerAddressSpace(LLVMTypeOf(decl)) == LLVMGetPointerAddressSpace(LLVMTypeOf(g))) {
+			if (next == decl)
+				next = LLVMGetNextGlobal(decl);
+			LLVMReplaceAllUsesWith(decl, g);
+			LLVMDeleteGlobal(decl);
+			n++;
+		}
+		free(plain);
+	}
+	return n;
+}
+
+/* -rdc=true: clang lists the kernels host code launches in
+ * __clang_gpu_used_external (kept by llvm.compiler.used), and a kernel of
+ * another file is there as a plain declaration: PTX would declare it an
+ * .extern .func, which nvlink refuses against the other file's .entry.
+ * nvcc keeps no such list; neither does this. */
+static unsigned
+drop_used_external(LLVMModuleRef m)
+{
+	LLVMValueRef g = LLVMGetNamedGlobal(m, "__clang_gpu_used_external");
+	LLVMValueRef used = LLVMGetNamedGlobal(m, "llvm.compiler.used"), init;
+	unsigned n, k = 0;
+	LLVMValueRef *keep;
+
+	if (!g)
+		return 0;
+	init = used ? LLVMGetInitializer(used) : NULL;
+	if (init) {
+		n = (unsigned)LLVMGetNumOperands(init);
+		keep = xcalloc(n ? n : 1, sizeof(*keep));
+		for (unsigned i = 0; i < n; i++) {
+			LLVMValueRef e = LLVMGetOperand(init, i), base = e;
+
+			while (LLVMIsAConstantExpr(base))
+				base = LLVMGetOperand(base, 0);
+			if (base != g)
+				keep[k++] = e;
+		}
+		if (k < n) {
+			LLVMTypeRef et = LLVMTypeOf(LLVMGetOperand(init, 0));
+			LLVMValueRef nu = NULL;
+
+			LLVMSetValueName2(used, "llvm.compiler.used.old", 22);
+			if (k) {
+				nu = LLVMAddGlobal(m, LLVMArrayType2(et, k), "llvm.compiler.used");
+				LLVMSetLinkage(nu, LLVMAppendingLinkage);
+				LLVMSetSection(nu, "llvm.metadata");
+				LLVMSetInitializer(nu, LLVMConstArray2(et, keep, k));
+			}
+			LLVMDeleteGlobal(used);
+		}
+		free(keep);
+	}
+	for (LLVMUseRef u = LLVMGetFirstUse(g); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef user = LLVMGetUser(u);
+
+		if (!LLVMIsAConstant(user) || LLVMGetFirstUse(user))
+			return 0; /* something else names it: leave it be */
+	}
+	/* only dead constants (the old list) name it still */
+	LLVMReplaceAllUsesWith(g, LLVMGetPoison(LLVMTypeOf(g)));
+	LLVMDeleteGlobal(g);
+	return 1;
+}
+
 unsigned
 nv_link_cudafe(LLVMModuleRef m, int clang_names)
 {
-	return lower_managed(m) + (clang_names ? 0 : rename_static_kernels(m)) + define_cxa_virtual(m) +
-	       mark_extern_kernels(m);
+	return lower_managed(m) + resolve_static_vars(m) + drop_used_external(m) +
+	       (clang_names ? 0 : rename_static_kernels(m)) + define_cxa_virtual(m) + mark_extern_kernels(m);
 }

@@ -40,7 +40,8 @@ unsigned nv_drop_unused_internals(LLVMModuleRef m);
  * NVPTX, static kernels named as nvcc names them (unless clang_names: the
  * host side is clang's and registers clang's names), __cxa_pure_virtual
  * defined (a trap), kernels of other files launched from device code
- * declared kernels.  Returns how many changed. */
+ * declared kernels, -rdc's static variables the host names (NAME__static__ID)
+ * used by that name.  Returns how many changed. */
 unsigned nv_link_cudafe(LLVMModuleRef m, int clang_names);
 
 #endif

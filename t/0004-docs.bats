@@ -48,7 +48,7 @@ options() {
 	command -v man >/dev/null || skip "man is not installed"
 	run env MANWIDTH=80 man -l "$TOP/share/man/man1/nvcc-lite.1"
 	assert_success
-	assert_output --partial "nvcc-lite - compile CUDA device code to PTX"
+	assert_output --partial "nvcc-lite - compile CUDA programs"
 	assert_output --regexp "-save-remarks DIR, --save-remarks DIR"
 }
 

@@ -42,7 +42,7 @@ setup_file() {
 	assert_output --regexp '^nvcc-lite '
 	# the stages are found beside the real binary, whatever the link is named
 	cp "$FIXTURES/saxpy.cu" k.cu
-	CUDA_PATH=/nonexistent ./nvcc -arch=sm_90 k.cu -o k.ptx
+	CUDA_PATH=/nonexistent ./nvcc -ptx -arch=sm_90 k.cu -o k.ptx
 	grep -qx '.target sm_90' k.ptx
 }
 

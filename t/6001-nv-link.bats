@@ -140,3 +140,44 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	assert_equal "$status" 2
 	assert_equal "$stderr" "nv-link: error: invalid value 'gcc' for -cudafe: expected nvcc or clang"
 }
+
+@test "-cudafe points -rdc's uses of a static variable at clang's NAME__static__ID definition" {
+	cat >"$BATS_TEST_TMPDIR/v.ll" <<-'EOF2'
+		target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+		target triple = "nvptx64-nvidia-cuda"
+		@_ZL7counter = external addrspace(1) global i32, align 4
+		@_ZL7counter__static__0123abcd = addrspace(1) externally_initialized global i32 0, align 4
+		define ptx_kernel void @k(ptr %p) {
+		  %v = load i32, ptr addrspace(1) @_ZL7counter, align 4
+		  store i32 %v, ptr %p, align 4
+		  ret void
+		}
+	EOF2
+	run nv-link -S "$BATS_TEST_TMPDIR/v.ll"
+	assert_output --partial "@_ZL7counter = external"
+	run nv-link -cudafe=clang -S "$BATS_TEST_TMPDIR/v.ll"
+	assert_success
+	refute_output --partial "@_ZL7counter = external"
+	assert_output --partial "load i32, ptr addrspace(1) @_ZL7counter__static__0123abcd"
+}
+
+@test "-cudafe drops clang's __clang_gpu_used_external, so another file's kernel is not declared a .func" {
+	cat >"$BATS_TEST_TMPDIR/u.ll" <<-'EOF2'
+		target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+		target triple = "nvptx64-nvidia-cuda"
+		@__clang_gpu_used_external = internal global [1 x ptr] [ptr @other_kernel]
+		@keep = addrspace(1) global i32 0
+		@llvm.compiler.used = appending global [2 x ptr] [ptr @__clang_gpu_used_external, ptr addrspacecast (ptr addrspace(1) @keep to ptr)], section "llvm.metadata"
+		declare void @other_kernel(ptr)
+		define ptx_kernel void @k(ptr %p) {
+		  ret void
+		}
+	EOF2
+	run nv-link -cudafe=clang -S "$BATS_TEST_TMPDIR/u.ll"
+	assert_success
+	refute_output --partial "__clang_gpu_used_external"
+	assert_output --partial "@llvm.compiler.used = appending global [1 x ptr] [ptr addrspacecast (ptr addrspace(1) @keep to ptr)]"
+	nv-link -cudafe=clang "$BATS_TEST_TMPDIR/u.ll" | nv-llc -arch=sm_90 >"$BATS_TEST_TMPDIR/u.ptx"
+	run grep -c other_kernel "$BATS_TEST_TMPDIR/u.ptx"
+	assert_output "0"
+}

@@ -150,4 +150,18 @@ NVCC_LITE_TYPES(NVCC_LITE_ST, __stwb, "wb")
 #undef NVCC_LITE_ST2
 #undef NVCC_LITE_ST4
 
+/*
+ * nan() and nanf() in device code: clang's wrapper declares them (static
+ * __device__) and defines them nowhere, so a call stays an undefined
+ * function ptxas cannot resolve; nvcc's headers give libdevice's.
+ */
+static __device__ __forceinline__ double nan(const char *tagp)
+{
+	return __nv_nan((const signed char *)tagp);
+}
+static __device__ __forceinline__ float nanf(const char *tagp)
+{
+	return __nv_nanf((const signed char *)tagp);
+}
+
 #endif
