@@ -198,7 +198,8 @@ install: all lib/libnv.pc
 	cp lib/libnv.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	cp $(HEADERS) $(DESTDIR)$(PREFIX)/include/nv/
 	cp $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/
-	cp share/nvcc-lite/cuda_shim.h share/nvcc-lite/nvcc_compat.h share/nvcc-lite.mk $(DESTDIR)$(PREFIX)/share/nvcc-lite/
+	cp share/nvcc-lite/cuda_shim.h share/nvcc-lite/nvcc_compat.h share/nvcc-lite/nvcc-lite.cmake share/nvcc-lite.mk \
+	    $(DESTDIR)$(PREFIX)/share/nvcc-lite/
 	cp completions/nvcc-lite.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nvcc-lite
 	cp completions/_nvcc-lite $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 

@@ -92,6 +92,7 @@ struct nv_drv_opts {
 	int deps, dep_phony, dep_quote; /* -MD (1) or -MMD (2); -MP; no -MT */
 	int ftz, prec_div, prec_sqrt, fmad, fast_math; /* -1: not given */
 	int jobserver, no_cache;
+	int forward_unknown;    /* -forward-unknown-to-host-compiler: unknown flags go to the host side */
 	long long maxreg, split_compile; /* split_compile -1: not given, 0: CPUs */
 	struct nv_strv cpp;     /* -I -D -U for the front end */
 	struct nv_strv xcicc;   /* -Xcicc arguments */
@@ -252,6 +253,8 @@ void nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int tempo
 void nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int temporary);
 
 /* drv-link.c */
+/* CUDA's libraries: lib64, or the targets directory of a toolkit without it. */
+char *nv_drv_cuda_lib_dir(void);
 /* The device link of objs (nvlink, fatbinary -link, link.stub) into the host object out. */
 void nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int temporary);
 /* The device link (unless -cudart none), then the host link of objs into out. */

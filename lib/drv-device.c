@@ -755,8 +755,9 @@ nv_drv_device_run(struct nv_plan *pl, const struct nv_job *j)
 
 	build_init(&p, pl, j);
 	p.tmp = nv_plan_tmp_dir(pl);
-	if (nv_drv.verbose && p.pipe != NV_PIPE_O0)
-		fprintf(stderr, "#$ %s\n", nv_pipe_name(p.pipe));
+	/* the pipeline and the virtual architecture, as nvcc -v shows cicc's */
+	if (nv_drv.verbose)
+		fprintf(stderr, "#$ %s -arch compute_%s\n", nv_pipe_name(p.pipe), j->arch + 3);
 	nv_drv_progress_start(j->input);
 	rc = build(&p);
 	nv_drv_progress_clear();

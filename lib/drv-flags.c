@@ -53,6 +53,8 @@ static void set_lib(const char *v) { (void)v; set_out(NV_OUT_LIB); }
 static void set_link(const char *v) { (void)v; set_out(NV_OUT_EXE); }
 static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); }
 static void set_shared(const char *v) { (void)v; nv_drv.shared = 1; }
+static void set_forward(const char *v) { (void)v; nv_drv.forward_unknown = 1; }
+static void add_isystem(const char *v) { nv_strv_push(&nv_drv.cpp, "-isystem"); nv_strv_push(&nv_drv.cpp, v); }
 static void add_l(const char *v) { nv_strv_pushf(&nv_drv.libs, "-l%s", v); }
 static void add_L(const char *v) { nv_strv_pushf(&nv_drv.libs, "-L%s", v); }
 static void set_verbose(const char *v) { (void)v; nv_drv.verbose = 1; }
@@ -291,6 +293,8 @@ static const struct flag flags[] = {
 	{ "-cudart", "--cudart", VALUE, "static|shared|none", "the CUDA runtime a program links (default static)", set_cudart },
 	{ "-shared", "--shared", FLAG, NULL, "link a shared library instead of a program", set_shared },
 	{ "-m64", "--m64", FLAG, NULL, "accepted: the host code is 64-bit", accept_flag },
+	{ "-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler", FLAG, NULL, "an option nvcc-lite does not know goes to the host compiler instead of being an error", set_forward },
+	{ "-isystem", "--system-include", VALUE, "DIR", "add DIR to the system include search path", add_isystem },
 	{ "-ccbin", "--compiler-bindir", VALUE, "PATH", "the host compiler (default gcc); device code sees its own headers (omp.h) as nvcc's does", set_ccbin },
 	{ "-Xclang", NULL, VALUE, "ARG", "pass ARG to the clang-22 front end (nvcc-lite's own, not nvcc's)", add_xclang },
 	{ "-Xcicc", "--Xcicc", VALUE, "KNOB,...", "pass knobs (-name=value) to the stages that own them", add_xcicc },
@@ -417,13 +421,18 @@ suggest(const char *name)
 	return best;
 }
 
-_Noreturn static void
+static void
 unknown_flag(const char *a)
 {
 	const char *eq = strchr(a, '=');
 	char *name = eq ? xasprintf("%.*s", (int)(eq - a), a) : xstrdup(a);
 	const char *best;
 
+	if (nv_drv.forward_unknown) {
+		nv_strv_push(&nv_drv.host, a);
+		free(name);
+		return;
+	}
 	for (size_t i = 0; unsupported[i].name; i++)
 		if (!strcmp(name, unsupported[i].name))
 			nv_usage_error("%s: %s is not supported; nvcc-lite writes PTX, cubins, LLVM bitcode, "
@@ -613,6 +622,25 @@ nv_drv_parse(int argc, char **argv)
 	parse(argc, argv, 0);
 }
 
+/* -v: the CUDA installation as nvcc -v shows it, in its "#$ NAME=VALUE"
+ * lines (what build tools read from nvcc: CMake takes TOP, the libdevice
+ * directory and the LIBRARIES the link line carries). */
+static void
+show_cuda(void)
+{
+	char *lib = nv_drv_cuda_lib_dir();
+
+	if (!nv_drv_cuda.incs.n)
+		nv_cuda_read_profile(&nv_drv_cuda);
+	fprintf(stderr, "#$ TOP=%s\n#$ NVVMIR_LIBRARY_DIR=%s/nvvm/libdevice\n#$ INCLUDES=", nv_drv_cuda.root,
+	        nv_drv_cuda.root);
+	for (size_t i = 0; i < nv_drv_cuda.incs.n; i++)
+		fprintf(stderr, "%s%s", i ? " " : "", nv_shell_quote(nv_drv_cuda.incs.v[i]));
+	fprintf(stderr, "\n#$ LIBRARIES=%s", nv_shell_quote(xasprintf("-L%s/stubs", lib)));
+	fprintf(stderr, " %s\n", nv_shell_quote(xasprintf("-L%s", lib)));
+	free(lib);
+}
+
 void
 nv_drv_finish(void)
 {
@@ -637,4 +665,6 @@ nv_drv_finish(void)
 	}
 	check_knobs();
 	nv_drv_have_cuda = nv_cuda_find(&nv_drv_cuda) == 0;
+	if (nv_drv.verbose && nv_drv_have_cuda)
+		show_cuda();
 }

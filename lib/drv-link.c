@@ -17,9 +17,8 @@
 #include "proc.h"
 #include "util.h"
 
-/* CUDA's libraries: lib64, or the targets directory of a toolkit without it. */
-static char *
-cuda_lib_dir(void)
+char *
+nv_drv_cuda_lib_dir(void)
 {
 	char *d = xasprintf("%s/lib64", nv_drv_cuda.root);
 
@@ -53,7 +52,7 @@ nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int 
 {
 	const struct nv_gencodes *t = &nv_drv.targets;
 	const char *stem = nv_drv.output && nv_drv.out != NV_OUT_DLINK ? nv_drv.output : "a";
-	char *base = nv_drv_stem(stem), *reg, *fatbin_c, *libdir = cuda_lib_dir();
+	char *base = nv_drv_stem(stem), *reg, *fatbin_c, *libdir = nv_drv_cuda_lib_dir();
 	struct nv_strv *fb = xcalloc(1, sizeof(*fb)), *cc = xcalloc(1, sizeof(*cc));
 	char *nvlink = nv_drv_cuda_tool("nvlink", "a device link");
 
@@ -90,6 +89,7 @@ nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int 
 	nv_strv_push(cc, "c++");
 	nv_strv_pushf(cc, "-DFATBINFILE=\"%s\"", fatbin_c);
 	nv_strv_pushf(cc, "-DREGISTERLINKBINARYFILE=\"%s\"", reg);
+	nv_strv_push(cc, "-I."); /* the two files above, when -keep-dir names them relative to here */
 	nv_strv_push(cc, "-D__NV_EXTRA_INITIALIZATION=");
 	nv_strv_push(cc, "-D__NV_EXTRA_FINALIZATION=");
 	nv_strv_push(cc, "-D__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__");
@@ -136,7 +136,7 @@ nv_drv_plan_link(struct nv_plan *p, const struct nv_strv *objs, char *out)
 	}
 	push_all(av, &nv_drv.libs);
 	if (nv_drv.cudart != NV_CUDART_NONE) {
-		libdir = cuda_lib_dir();
+		libdir = nv_drv_cuda_lib_dir();
 		nv_strv_pushf(av, "-L%s/stubs", libdir);
 		nv_strv_pushf(av, "-L%s", libdir);
 		if (devlink)

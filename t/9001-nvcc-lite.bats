@@ -263,9 +263,12 @@ SH
 @test "inputs the driver cannot handle are usage errors" {
 	run --separate-stderr nvcc-lite
 	assert_equal "$status" 2
-	run --separate-stderr nvcc-lite k.cpp
+	run --separate-stderr nvcc-lite k.txt
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nvcc-lite: error: don't know what to do with 'k.cpp': expected a .cu, .bc or .ll file (or -x cu)"
+	assert_equal "$stderr" "nvcc-lite: error: don't know what to do with 'k.txt': expected a .cu, .cpp, .c, .o, .a or .so file"
+	run --separate-stderr nvcc-lite -ptx k.cpp
+	assert_equal "$status" 2
+	assert_equal "$stderr" "nvcc-lite: error: don't know what to do with 'k.cpp' for -ptx: expected a .cu, .bc or .ll file (or -x cu)"
 	run --separate-stderr nvcc-lite -ptx k.cu k.cu -o two.ptx
 	assert_equal "$status" 2
 	run --separate-stderr nvcc-lite -ptx k.cu missing.cu

@@ -268,3 +268,28 @@ need_cuda() {
 	assert_equal "$status" 2
 	assert_one_error nvcc-lite
 }
+
+@test "CMake builds a CUDA project, rdc target included, with nvcc-lite through share/nvcc-lite/nvcc-lite.cmake" {
+	need_cuda
+	command -v cmake >/dev/null || skip "cmake is not installed"
+	cat >CMakeLists.txt <<-'EOF2'
+		cmake_minimum_required(VERSION 3.20)
+		project(x LANGUAGES CXX CUDA)
+		set(CMAKE_CUDA_ARCHITECTURES 90)
+		add_executable(app k.cu)
+		add_executable(app_rdc a.cu b.cu)
+		set_target_properties(app_rdc PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+	EOF2
+	printf '__device__ int twice(int);\n__global__ void kk(int *x) { x[0] = twice(1); }\nint main() { kk<<<1, 1>>>(0); return 0; }\n' >a.cu
+	printf '__device__ int twice(int v) { return 2 * v; }\n' >b.cu
+	run cmake -C "$TOP/share/nvcc-lite/nvcc-lite.cmake" -S . -B build
+	assert_success
+	assert_output --partial "The CUDA compiler identification is NVIDIA"
+	run cmake --build build
+	assert_success
+	assert_output --partial "Linking CUDA device code"
+	nm build/app | grep -q '__device_stub__5scale\|__device_stub__scale'
+	nm build/app_rdc | grep -q '__cudaRegisterLinkedBinary'
+	# the objects are nvcc-lite's: clang's host side registers the fatbin
+	nm build/CMakeFiles/app.dir/k.cu.o | grep -q '__cuda_register_globals'
+}
