@@ -17,6 +17,10 @@
 #include "proc.h"
 #include "util.h"
 
+#ifndef NV_LLVM_BINDIR
+#define NV_LLVM_BINDIR "/usr/lib/llvm-22/bin"
+#endif
+
 char *
 nv_drv_cuda_lib_dir(void)
 {
@@ -107,6 +111,31 @@ nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int 
 	free(libdir);
 }
 
+/* -Xcompiler -fopenmp: clang compiles the host side of .cu files with it,
+ * and clang's OpenMP calls LLVM's runtime, libomp (which also serves code
+ * gcc compiled, through its GOMP_ entry points): the link names it. */
+static void
+push_openmp(struct nv_strv *av)
+{
+	char *dir = NULL, *so;
+	int want = 0;
+
+	for (size_t i = 0; i < nv_drv.host.n; i++)
+		if (!strcmp(nv_drv.host.v[i], "-fopenmp") || !strcmp(nv_drv.host.v[i], "-fopenmp=libomp"))
+			want = 1;
+	if (!want)
+		return;
+	dir = xasprintf("%s/../lib", NV_LLVM_BINDIR);
+	so = xasprintf("%s/libomp.so", dir);
+	if (access(so, F_OK))
+		nv_fatal("-fopenmp in host code clang compiles needs LLVM's OpenMP runtime, %s (install libomp-22-dev)", so);
+	nv_strv_pushf(av, "-L%s", dir);
+	nv_strv_pushf(av, "-Wl,-rpath,%s", dir);
+	nv_strv_push(av, "-lomp");
+	free(so);
+	free(dir);
+}
+
 /* The host link of objs (and the device link's object) into out. */
 void
 nv_drv_plan_link(struct nv_plan *p, const struct nv_strv *objs, char *out)
@@ -135,6 +164,7 @@ nv_drv_plan_link(struct nv_plan *p, const struct nv_strv *objs, char *out)
 		nv_strv_push(av, nv_drv.linker.v[i]);
 	}
 	push_all(av, &nv_drv.libs);
+	push_openmp(av);
 	if (nv_drv.cudart != NV_CUDART_NONE) {
 		libdir = nv_drv_cuda_lib_dir();
 		nv_strv_pushf(av, "-L%s/stubs", libdir);
