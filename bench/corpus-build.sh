@@ -73,31 +73,6 @@ esac
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-# flag_rules FILE HERE ROOT REL: the flags of FILE's "GLOB FLAGS..." lines
-# whose glob matches REL (corpus.sh's), with a leading keyword KW when
-# given as $5: then only the lines "KW GLOB REST..." count, REST printed.
-flag_rules() {
-	awk -v rel="$4" -v here="$2" -v root="$3" -v kw="${5-}" '
-	function glob2re(g,   r, i, c) {
-		r = "^"
-		for (i = 1; i <= length(g); i++) {
-			c = substr(g, i, 1)
-			if (c == "*") r = r ".*"
-			else if (c == "?") r = r "."
-			else if (index(".[]^$+(){}|\\", c)) r = r "\\" c
-			else r = r c
-		}
-		return r "$"
-	}
-	function subst(s, from, to,   i, o) {
-		o = ""
-		while ((i = index(s, from)) > 0) { o = o substr(s, 1, i - 1) to; s = substr(s, i + length(from)) }
-		return o s
-	}
-	/^[ \t]*(#|$)/ { next }
-	kw != "" { if ($1 != kw) next; sub(/^[ \t]*[^ \t]+[ \t]*/, "") }
-	rel ~ glob2re($1) { sub(/^[ \t]*[^ \t]+[ \t]*/, ""); print subst(subst($0, "$ROOT", root), "$HERE", here) }' "$1"
-}
 
 # build_files ROOT: the .build data files of a corpus, "FILE HERE" lines.
 build_files() {
@@ -115,43 +90,7 @@ rules() {
 	done
 }
 
-# src_flags ROOT REL: a source's flags from CORPUS.flags and .corpus-flags.
-src_flags() {
-	sf_root=$1 sf_rel=$2
-	f=$top/bench/corpus/$(basename "$sf_root").flags
-	[ -f "$f" ] && flag_rules "$f" "$top/bench/corpus" "$sf_root" "$sf_rel"
-	sf_d=$(dirname "$sf_rel") sf_dirs=.
-	while [ "$sf_d" != . ]; do sf_dirs="$sf_dirs
-$sf_d"; sf_d=$(dirname "$sf_d"); done
-	echo "$sf_dirs" | sort | while IFS= read -r sf_d; do
-		h=$sf_root/$sf_d
-		[ "$sf_d" = . ] && h=$sf_root
-		[ -f "$h/.corpus-flags" ] && flag_rules "$h/.corpus-flags" "$h" "$sf_root" "${sf_rel#"$sf_d"/}"
-	done
-	:
-}
 
-# first_error LOG ROOT NAME: corpus.sh's: the first line saying error or
-# fatal (else one that mentions an error, else the first line).
-first_error() {
-	awk -v root="$2/" -v name="$3/" '
-	{ gsub(/\t/, " "); sub(/^ +/, ""); sub(/ +$/, "") }
-	$0 == "" || /^\$ / { next }
-	first == "" { first = $0 }
-	/(^|[^A-Za-z])(error|fatal)[ \t]*:/ && !/^collect2:/ { e = $0; exit }
-	/^collect2: error/ && e == "" { e = $0 }
-	# the linker says why before collect2 says it failed
-	ld == "" && /undefined reference|cannot find -l|DSO missing/ { ld = $0 }
-	loose == "" && /[Ee]rror|[Ff]atal|[Aa]ssert|[Ss]egmentation|[Aa]bort|[Kk]illed|signal|undefined reference/ { loose = $0 }
-	END {
-		if ((e == "" || e ~ /^collect2: error/) && ld != "") e = ld
-		if (e == "") e = loose
-		if (e == "") e = first
-		if (e == "") e = "(no message)"
-		while ((i = index(e, root)) > 0) e = substr(e, 1, i - 1) name substr(e, i + length(root))
-		print substr(e, 1, 300)
-	}' "$1"
-}
 
 # have WHAT: is a package, a CUDA library or a header installed?
 inc_dirs="/usr/include /usr/local/include $cuda/include"
@@ -233,7 +172,7 @@ build() {
 		[ -n "$src" ] || continue
 		[ -n "$b_fail" ] && break
 		# shellcheck disable=SC2086
-		(cd "$b_dir" && step "$b_log" "$b_cc" $mode -arch=$arch $b_flags $b_cuflags $(src_flags "$root" "${src#"$root"/}") "$src" -o "$o") ||
+		(cd "$b_dir" && step "$b_log" "$b_cc" $mode -arch=$arch $b_flags $b_cuflags $(corpus_flags "$root" "${src#"$root"/}") "$src" -o "$o") ||
 			b_fail="$mode $(basename "$src")"
 	done <<-EOF
 	$(grep '^extra	' "$b_plan")
@@ -250,7 +189,7 @@ build() {
 		[ "$l" = cu ] && lf=$b_cuflags
 		[ "$l" = cu ] && x=$b_rdc
 		# shellcheck disable=SC2086
-		(cd "$b_dir" && step "$b_log" "$b_cc" -c $x -arch=$arch $b_flags $lf $(src_flags "$root" "${src#"$root"/}") "$src" -o "$o") ||
+		(cd "$b_dir" && step "$b_log" "$b_cc" -c $x -arch=$arch $b_flags $lf $(corpus_flags "$root" "${src#"$root"/}") "$src" -o "$o") ||
 			b_fail="compile $(basename "$src")"
 	done <<-EOF
 	$(grep '^src	' "$b_plan")
@@ -259,7 +198,7 @@ build() {
 		# one command, as a Makefile's "%: %.cu" rule (one source's flags)
 		s1=${srcs# }; s1=${s1%% *}
 		# shellcheck disable=SC2086
-		(cd "$b_dir" && step "$b_log" "$b_cc" $b_rdc -arch=$arch $b_flags $b_cuflags $(src_flags "$root" "${s1#"$root"/}") $srcs -o app $b_libs) ||
+		(cd "$b_dir" && step "$b_log" "$b_cc" $b_rdc -arch=$arch $b_flags $b_cuflags $(corpus_flags "$root" "${s1#"$root"/}") $srcs -o app $b_libs) ||
 			b_fail=build
 	elif [ -z "$b_fail" ]; then
 		# shellcheck disable=SC2086

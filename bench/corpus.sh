@@ -66,65 +66,8 @@ ptxas=$(find_tool ptxas "$cuda/bin") || die "ptxas is not installed"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-# flag_rules FILE HERE ROOT REL: the flags of FILE's lines whose glob
-# matches REL (the source's path below HERE).
-flag_rules() {
-	awk -v rel="$4" -v here="$2" -v root="$3" '
-	function glob2re(g,   r, i, c) {
-		r = "^"
-		for (i = 1; i <= length(g); i++) {
-			c = substr(g, i, 1)
-			if (c == "*") r = r ".*"
-			else if (c == "?") r = r "."
-			else if (index(".[]^$+(){}|\\", c)) r = r "\\" c
-			else r = r c
-		}
-		return r "$"
-	}
-	function subst(s, from, to,   i, o) { # every "from" in s by "to", literally
-		o = ""
-		while ((i = index(s, from)) > 0) { o = o substr(s, 1, i - 1) to; s = substr(s, i + length(from)) }
-		return o s
-	}
-	/^[ \t]*(#|$)/ { next }
-	rel ~ glob2re($1) { sub(/^[ \t]*[^ \t]+[ \t]*/, ""); print subst(subst($0, "$ROOT", root), "$HERE", here) }' "$1"
-}
 
-# corpus_flags ROOT REL: the extra flags of ROOT/REL, on one line.
-corpus_flags() {
-	cf_root=$1 cf_rel=$2
-	f=$top/bench/corpus/$(basename "$cf_root").flags
-	[ -f "$f" ] && flag_rules "$f" "$top/bench/corpus" "$cf_root" "$cf_rel"
-	# .corpus-flags files, the corpus directory's first
-	cf_d=$(dirname "$cf_rel") cf_dirs=.
-	while [ "$cf_d" != . ]; do cf_dirs="$cf_dirs
-$cf_d"; cf_d=$(dirname "$cf_d"); done
-	echo "$cf_dirs" | sort | while IFS= read -r cf_d; do
-		h=$cf_root/$cf_d
-		[ "$cf_d" = . ] && h=$cf_root
-		[ -f "$h/.corpus-flags" ] && flag_rules "$h/.corpus-flags" "$h" "$cf_root" "${cf_rel#"$cf_d"/}"
-	done
-	:
-}
 
-# first_error LOG ROOT NAME: the first line that says "error:" or "fatal:"
-# (else the first that mentions an error, a crash or a signal, else the first
-# line), the corpus directory's path written as its name, tabs as spaces.
-first_error() {
-	awk -v root="$2/" -v name="$3/" '
-	{ gsub(/\t/, " "); sub(/^ +/, ""); sub(/ +$/, "") }
-	$0 == "" { next }
-	first == "" { first = $0 }
-	/(^|[^A-Za-z])(error|fatal)[ \t]*:/ { e = $0; exit }
-	loose == "" && /[Ee]rror|[Ff]atal|[Aa]ssert|[Ss]egmentation|[Aa]bort|[Kk]illed|signal/ { loose = $0 }
-	END {
-		if (e == "") e = loose
-		if (e == "") e = first
-		if (e == "") e = "(no message)"
-		while ((i = index(e, root)) > 0) e = substr(e, 1, i - 1) name substr(e, i + length(root))
-		print substr(e, 1, 300)
-	}' "$1"
-}
 
 # entries PTX: the .entry names, sorted.
 entries() {

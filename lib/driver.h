@@ -172,6 +172,8 @@ char **nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out
  * embedded and its kernels registered; arch: the first target's GPU. */
 char **nv_drv_host_compile(const char *dir, const char *arch, const char *src, const char *fatbin,
                            const char *out);
+/* The host compiler's own flags: -O (when given), -w, -Xcompiler's and -g. */
+void nv_drv_host_flags(struct nv_strv *av);
 /* -M: make's dependencies of src for target, to out ("-": standard output). */
 char **nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char *target,
                         const char *out);

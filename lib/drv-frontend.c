@@ -110,6 +110,17 @@ front_end_arch(struct nv_strv *av, const char *arch)
 	nv_strv_pushf(av, "+ptx%d", isa);
 }
 
+void
+nv_drv_host_flags(struct nv_strv *av)
+{
+	if (nv_drv.host_olevel >= 0)
+		nv_strv_pushf(av, "-O%d", nv_drv.host_olevel);
+	if (nv_drv.no_warnings)
+		nv_strv_push(av, "-w");
+	for (size_t i = 0; i < nv_drv.host.n; i++)
+		nv_strv_push(av, nv_drv.host.v[i]);
+}
+
 /* The front end's command up to its input: everything that decides what
  * the headers mean.  user_includes 0 leaves out -include FILE (the header
  * cache holds what every source includes, not what one build adds).  host:
@@ -158,12 +169,7 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 		 * __cudaRegisterLinkedBinary, for nvlink, not clang's new driver */
 		if (nv_drv.rdc)
 			nv_strv_push(av, "--no-offload-new-driver");
-		if (nv_drv.host_olevel >= 0)
-			nv_strv_pushf(av, "-O%d", nv_drv.host_olevel);
-		if (nv_drv.no_warnings)
-			nv_strv_push(av, "-w");
-		for (size_t i = 0; i < nv_drv.host.n; i++)
-			nv_strv_push(av, nv_drv.host.v[i]);
+		nv_drv_host_flags(av);
 	} else {
 		nv_strv_push(av, "-O3");
 		nv_strv_push(av, "-Xclang");

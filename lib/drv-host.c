@@ -209,12 +209,7 @@ nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int tempora
 	}
 	for (size_t i = 0; i < nv_drv.cpp.n; i++)
 		nv_strv_push(av, nv_drv.cpp.v[i]);
-	if (nv_drv.host_olevel >= 0)
-		nv_strv_pushf(av, "-O%d", nv_drv.host_olevel);
-	if (nv_drv.no_warnings)
-		nv_strv_push(av, "-w");
-	for (size_t i = 0; i < nv_drv.host.n; i++)
-		nv_strv_push(av, nv_drv.host.v[i]);
+	nv_drv_host_flags(av);
 	if (nv_drv.deps && !temporary) {
 		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
 		if (nv_drv.dep_file) {
