@@ -179,8 +179,11 @@ EOF
 	[[ "$stderr" == *"-run: running is not supported"* ]] || fail "$stderr"
 	run --separate-stderr nvcc-lite -ptx -q k.cu
 	assert_equal "$stderr" "nvcc-lite: error: unknown option '-q' (see 'nvcc-lite --help')"
-	run --separate-stderr nvcc-lite -ptx -lineinf k.cu
-	assert_equal "$stderr" "nvcc-lite: error: unknown option '-lineinf'; did you mean '-lineinfo'?"
+	run --separate-stderr nvcc-lite -ptx -keep-dri k.cu
+	assert_equal "$stderr" "nvcc-lite: error: unknown option '-keep-dri'; did you mean '-keep-dir'?"
+	# nvcc reads -lNAME as a library whatever NAME is (-lineinf too): so does nvcc-lite
+	run --separate-stderr nvcc-lite -ptx -lineinf k.cu -o k.ptx
+	assert_success
 }
 
 @test "-G keeps full debug information: .target ..., debug, DWARF sections, unoptimized" {
