@@ -401,7 +401,7 @@ assemble(LLVMMemoryBufferRef ptx, const char *out, int force)
 	nv_strv_push(&av, pfile);
 	nv_strv_push(&av, "-o");
 	nv_strv_push(&av, cfile);
-	if (nv_spawn_chain(&av.v, 1, -1, 2) == 0 && nv_io_slurp(cfile, &data, &len) == 0)
+	if (nv_spawn_tool(av.v) == 0 && nv_io_slurp(cfile, &data, &len) == 0)
 		rc = nv_io_write(out, data, len, 1, force);
 out:
 	unlink(pfile);

@@ -13,6 +13,7 @@
 #include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Support.h>
 
+#include "io.h"
 #include "util.h"
 
 static const char *progname = "nv";
@@ -355,6 +356,9 @@ nv_remarks_setup(const char *passed, const char *missed, const char *analysis,
 	}
 	forward_to_llvm(pat);
 	if (yaml_path) {
+		/* a file that cannot be written is refused now, before any work or output */
+		if (nv_io_check_output(yaml_path))
+			return -1;
 		rm.yaml_path = xstrdup(yaml_path);
 		rm.yaml_fp = open_memstream(&rm.yaml, &rm.yaml_len);
 		if (!rm.yaml_fp)

@@ -146,6 +146,7 @@ struct nv_drv_chain {
 	const char *label;      /* "phase I", "phase II part 3", ... for -time */
 	const char *src, *arch; /* the source and the GPU, for -time */
 	int timed;              /* done, its times recorded */
+	int tool;               /* a TOOL job's: its program says why it fails */
 	struct nv_chain run;
 };
 

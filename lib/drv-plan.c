@@ -187,7 +187,8 @@ nv_drv_plan(struct nv_plan *p)
 				            .input = in, .arch = nv_drv.arch, .kind = row->kind };
 
 			j.output = out_path(row, in);
-			j.deps_for = j.output;
+			/* -o -: the dependency file is named for what -o would default to */
+			j.deps_for = strcmp(j.output, "-") ? j.output : xasprintf("%s.%s", nv_drv_stem(in), row->ext);
 			nv_plan_add(p, &j);
 		} else if (row->kind == NV_OUT_FATBIN) {
 			nv_drv_plan_fatbin(p, in, out_path(row, in));
@@ -244,13 +245,11 @@ nv_drv_check_outputs(const struct nv_plan *p)
 	for (size_t i = 0; i < p->n; i++) {
 		const char *out = p->jobs[i].output;
 		const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
-		int bad;
+		int bad = !p->jobs[i].temporary && nv_io_check_output(out);
 
-		if (p->jobs[i].temporary)
-			continue;
-		bad = nv_io_check_output(out);
-		if (!bad && nv_drv.deps) {
-			nv_drv_dep_defaults(out);
+		/* the dependency file of an object comes from its first device compile */
+		if (!bad && nv_drv.deps && p->jobs[i].deps_for) {
+			nv_drv_dep_defaults(p->jobs[i].deps_for);
 			bad = nv_io_check_output(nv_drv.dep_file);
 		}
 		nv_drv.dep_file = dep_file;

@@ -289,12 +289,15 @@ start(struct nv_drv_chain *c)
  * add nothing.  A signal or another status is news.
  */
 static int
-said_why(const struct nv_chain *c)
+said_why(const struct nv_drv_chain *dc)
 {
+	const struct nv_chain *c = &dc->run;
 	int st = c->culprit >= 0 ? c->status[c->culprit] : 0;
 
+	/* a tool (ptxas, nvlink, the host compiler) that exits says why itself */
 	return c->culprit < -1 || (c->culprit >= 0 && WIFEXITED(st) &&
-	                           (WEXITSTATUS(st) == NV_EXIT_ERROR || WEXITSTATUS(st) == NV_EXIT_USAGE));
+	                           (dc->tool || WEXITSTATUS(st) == NV_EXIT_ERROR ||
+	                            WEXITSTATUS(st) == NV_EXIT_USAGE));
 }
 
 /* Hold no more tokens than the chains running beyond the first (rule 5). */
@@ -324,7 +327,7 @@ settle(struct nv_drv_chain *cs, size_t n, int failed)
 				continue;
 			nv_drv_progress_clear();
 			nv_chain_blame(w);
-			if (!failed && !said_why(w))
+			if (!failed && !said_why(&cs[i]))
 				nv_chain_report(w);
 			else
 				nv_diag_reported_elsewhere();
@@ -436,6 +439,7 @@ nv_drv_run_tool(const struct nv_job *j)
 
 	c.argv[0] = j->argv;
 	c.name[0] = j->label;
+	c.tool = 1;
 	c.in[0] = j->input ? xstrdup(j->input) : NULL;
 	c.out[0] = j->output ? xstrdup(j->output) : NULL;
 	nv_drv_progress_start(j->input ? j->input : j->output);

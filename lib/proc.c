@@ -319,8 +319,8 @@ nv_chain_release(struct nv_chain *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int
-nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
+static int
+spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd, int tool)
 {
 	struct nv_chain c;
 	int rc = nv_chain_start(&c, argvs, n, in_fd, out_fd, -1);
@@ -333,10 +333,25 @@ nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
 		if (w == &c && c.failed && c.culprit == -1)
 			nv_chain_blame(&c);
 	}
-	nv_chain_report(&c);
+	if (!tool || (c.culprit >= 0 && !WIFEXITED(c.status[c.culprit])))
+		nv_chain_report(&c);
+	else if (c.failed)
+		nv_diag_reported_elsewhere();
 	rc = rc || c.failed ? -1 : 0;
 	nv_chain_release(&c);
 	return rc;
+}
+
+int
+nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd)
+{
+	return spawn_chain(argvs, n, in_fd, out_fd, 0);
+}
+
+int
+nv_spawn_tool(char **argv)
+{
+	return spawn_chain(&argv, 1, -1, 2, 1);
 }
 
 const char *

@@ -29,6 +29,10 @@ char *nv_spawn_find(const char *prog, const char *dir);
  * writing out_fd (-1: inherit).  Returns 0 when every program exited 0;
  * otherwise prints which one failed and how, and returns -1. */
 int nv_spawn_chain(char **const *argvs, size_t n, int in_fd, int out_fd);
+/* Run one tool (ptxas, a compiler) to completion, its stdout to stderr: 0, or
+ * -1 when it failed; a tool that exits non-zero has said why, so only its
+ * death by a signal is reported here. */
+int nv_spawn_tool(char **argv);
 /* Start argvs[0] | ... | argvs[n-1] without waiting, every program's
  * standard error on err_fd (-1: inherit); 0, or -1 after reporting a
  * program that could not be started (the rest are stopped). */

@@ -152,3 +152,33 @@ cell() {
 	grep -q '^out.ptx: k.cu' out.d
 	[ -z "$(ls -A tmp)" ] || fail "left in TMPDIR: $(ls -A tmp)"
 }
+
+@test "a ptxas failure under -cubin or -c is ptxas's own line, with none from nv-llc or the driver" {
+	have_ptxas || skip "ptxas is not installed"
+	run --separate-stderr nvcc-lite -cubin -arch=sm_90 -Xptxas -no-such-ptxas-flag k.cu -o k.cubin
+	assert_equal "$status" 1
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c '')" 1
+	[[ "$stderr" == "ptxas fatal"* ]] || fail "$stderr"
+	assert_file_not_exists k.cubin
+	[ -x "${CUDA_PATH:-/usr/local/cuda}/bin/fatbinary" ] || skip "fatbinary is not installed"
+	run --separate-stderr nvcc-lite -c -arch=sm_90 -Xptxas -no-such-ptxas-flag k.cu -o k.o
+	assert_equal "$status" 1
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c '')" 1
+	assert_file_not_exists k.o
+}
+
+@test "-MD with -o - names the dependency file and its target for the default output, not '-'" {
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -MD k.cu -o -
+	assert_success
+	assert_file_not_exists ./-.d
+	assert_file_exists k.d
+	run head -1 k.d
+	assert_output --regexp '^k\.ptx: .*k\.cu'
+}
+
+@test "a stage's -pass-remarks-output that cannot be written is refused before any output" {
+	run --separate-stderr nv-opt -O3 -pass-remarks-output=nodir/r.yaml "$(fixture_bc saxpy)" -o out.bc
+	[ "$status" -ne 0 ]
+	assert_one_error nv-opt
+	assert_file_not_exists out.bc
+}
