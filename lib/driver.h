@@ -45,8 +45,9 @@ enum nv_cudart { NV_CUDART_STATIC, NV_CUDART_SHARED, NV_CUDART_NONE };
 enum nv_act {
 	NV_ACT_DEVICE, /* our device pipeline: one source or module to PTX, a cubin or bitcode (front
 	                * end, Phase I, split, Phase II, join: drv-device.c's chains) */
-	NV_ACT_TOOL,   /* one program run as is (argv): later ptxas, fatbinary, the host compile,
-	                * nvlink, the link */
+	NV_ACT_TOOL,   /* one program run as is (argv): ptxas, fatbinary, nvlink, the link */
+	NV_ACT_HOST,   /* clang's host compile of a .cu file: a tool whose command gets the
+	                * header cache's precompiled host headers when there are some */
 };
 
 /* One thing the run does. */
@@ -180,9 +181,10 @@ char **nv_drv_deps_only(const char *dir, const char *arch, const char *src, cons
                         const char *out);
 /* The header cache's entry for j's command line: its precompiled header
  * when fresh, else built now (its diagnostics in err, the files it writes
- * added to paths) unless another compile builds it; NULL when there is none. */
+ * added to paths) unless another compile builds it; NULL when there is none.
+ * host: the entry of the host side's command (clang's CUDA host mode). */
 const char *nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
-                                const char *err, struct nv_strv *paths);
+                                const char *err, struct nv_strv *paths, int host);
 
 /* drv-device.c */
 /* Where the programs live: beside this executable. */
@@ -252,6 +254,8 @@ void nv_drv_plan_fatbin(struct nv_plan *p, const char *src, char *out);
 /* The jobs of a .cu file's host object obj: the fatbin, then clang's host
  * compile with it embedded; temporary: obj is a file of the build. */
 void nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary);
+/* Run HOST job j: its command with the host side's header cache; 0 or -1. */
+int nv_drv_host_run(struct nv_plan *p, const struct nv_job *j);
 /* The job of a host-only source (.cpp, .c): the host compiler to obj. */
 void nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int temporary);
 

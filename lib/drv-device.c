@@ -471,7 +471,7 @@ header_cache(struct build *p, struct nv_strv *paths)
 {
 	char *err = tmp_path(p, "pch.err");
 
-	p->pch_use = nv_drv_header_cache(p->job, p->dir, &p->pch, err, paths);
+	p->pch_use = nv_drv_header_cache(p->job, p->dir, &p->pch, err, paths, 0);
 	free(err);
 }
 

@@ -292,7 +292,7 @@ nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const
  * warning is not lost on the next compile. */
 const char *
 nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch, const char *err,
-                    struct nv_strv *paths)
+                    struct nv_strv *paths, int host)
 {
 	struct nv_strv *av;
 	struct nv_drv_chain c = { .label = "header cache", .n = 1, .name = { "front end" }, .src = j->input,
@@ -304,7 +304,7 @@ nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
 
 	if (nv_drv.no_cache || !(cache = nv_pch_dir()))
 		return NULL;
-	av = front_end_flags(dir, j->arch, 0, 0);
+	av = front_end_flags(dir, j->arch, 0, host);
 	nv_pch_init(pch, cache, av->v);
 	free(cache);
 	if (nv_pch_fresh(pch, &off))

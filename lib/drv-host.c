@@ -17,6 +17,7 @@
 #include "diag.h"
 #include "driver.h"
 #include "gencode.h"
+#include "pch.h"
 #include "proc.h"
 #include "util.h"
 
@@ -183,7 +184,41 @@ nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
 	for (char **a = nv_drv_host_compile(p->dir, nv_drv.arch, src, fatbin, obj); *a; a++)
 		nv_strv_push(av, *a);
 	add_tool(p, "host", av, src, nv_drv.arch, obj, temporary);
+	p->jobs[p->n - 1].act = NV_ACT_HOST;
 	free(stem);
+}
+
+int
+nv_drv_host_run(struct nv_plan *p, const struct nv_job *j)
+{
+	struct nv_pch pch = { 0 };
+	struct nv_strv paths = { 0 }, av = { 0 };
+	struct nv_job t = *j;
+	char *stem = nv_drv_stem(j->input), *name = xasprintf("%s.host-pch.err", stem);
+	char *err = nv_plan_tmp(p, name);
+	const char *use = nv_drv_header_cache(j, p->dir, &pch, err, &paths, 1);
+	int rc;
+
+	/* -include-pch before the input, as the device side has it */
+	for (char **a = j->argv; *a; a++) {
+		if (use && !strcmp(*a, "-c")) {
+			nv_strv_push(&av, "-include-pch");
+			nv_strv_push(&av, use);
+		}
+		nv_strv_push(&av, *a);
+	}
+	t.argv = av.v;
+	rc = nv_drv_run_tool(&t);
+	for (size_t i = 0; i < paths.n; i++)
+		unlink(paths.v[i]);
+	nv_drv_sig_paths(NULL);
+	nv_pch_release(&pch);
+	nv_strv_free(&av);
+	nv_strv_free(&paths);
+	free(err);
+	free(name);
+	free(stem);
+	return rc;
 }
 
 void

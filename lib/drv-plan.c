@@ -275,7 +275,9 @@ nv_drv_run(struct nv_plan *p)
 			nv_strv_push(&temps, j->output);
 			nv_drv_sig_temps(&temps);
 		}
-		rc = j->act == NV_ACT_DEVICE ? nv_drv_device_run(p, j) : nv_drv_run_tool(j);
+		rc = j->act == NV_ACT_DEVICE ? nv_drv_device_run(p, j)
+		     : j->act == NV_ACT_HOST ? nv_drv_host_run(p, j)
+		                             : nv_drv_run_tool(j);
 		if (rc)
 			nv_drv_remove_output(j->output);
 	}

@@ -293,3 +293,14 @@ need_cuda() {
 	# the objects are nvcc-lite's: clang's host side registers the fatbin
 	nm build/CMakeFiles/app.dir/k.cu.o | grep -q '__cuda_register_globals'
 }
+
+@test "-c's host compile has a header cache entry of its own, and the object is the same bytes without it" {
+	need_cuda
+	nvcc-lite -c -arch=sm_90 k.cu -o warm.o
+	run --separate-stderr nvcc-lite -v -c -arch=sm_90 k.cu -o cached.o
+	assert_success
+	printf '%s\n' "$stderr" | grep -- '--cuda-host-only' | grep -q -- '-include-pch'
+	printf '%s\n' "$stderr" | grep -- '--cuda-device-only' | grep -q -- '-include-pch'
+	nvcc-lite -no-cache -c -arch=sm_90 k.cu -o plain.o
+	cmp cached.o plain.o
+}
