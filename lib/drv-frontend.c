@@ -295,8 +295,8 @@ nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
                     struct nv_strv *paths, int host)
 {
 	struct nv_strv *av;
-	struct nv_drv_chain c = { .label = "header cache", .n = 1, .name = { "front end" }, .src = j->input,
-	                          .arch = j->arch };
+	struct nv_drv_chain c = { .label = "header cache", .n = 1, .name = { host ? "host" : "front end" },
+	                          .src = j->input, .arch = j->arch };
 	char *cache;
 	const char *use = NULL;
 	int off = 0, rc, fd, nul;
