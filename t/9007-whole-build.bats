@@ -304,3 +304,40 @@ need_cuda() {
 	nvcc-lite -no-cache -c -arch=sm_90 k.cu -o plain.o
 	cmp cached.o plain.o
 }
+
+@test "-lib archives the objects of its inputs, and a program links against the library" {
+	need_cuda
+	printf 'int half(int v) { return v / 2; }\n' >h.c
+	run nvcc-lite -lib -arch=sm_90 k.cu h.c -o libk.a
+	assert_success
+	run ar t libk.a
+	assert_output --regexp "k\.o"
+	assert_output --regexp "h\.o"
+	printf 'int unused;\n' >u.c
+	run nvcc-lite -arch=sm_90 u.c -L. -lk -o app
+	assert_success
+	nm app | grep -q 'T main'
+	nm libk.a | grep -q 'T half'
+	nm app | grep -q 'T main'
+}
+
+@test "-M prints make's dependencies of a source, its target the object, and compiles nothing" {
+	run --separate-stderr nvcc-lite -M -arch=sm_90 k.cu
+	assert_success
+	assert_output --regexp "^k\.o: k\.cu"
+	assert_file_not_exists k.o
+	assert_file_not_exists a.out
+	run nvcc-lite -M -arch=sm_90 k.cu -o deps.mk
+	assert_success
+	run head -1 deps.mk
+	assert_output --regexp "^k\.o: k\.cu"
+}
+
+@test "-shared links a shared library of position-independent objects" {
+	need_cuda
+	run nvcc-lite -shared -Xcompiler -fPIC -arch=sm_90 k.cu -o libk.so
+	assert_success
+	run readelf -h libk.so
+	assert_output --partial "DYN"
+	nm -D libk.so | grep -q 'T main'
+}
