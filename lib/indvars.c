@@ -411,6 +411,96 @@ through_copies(const struct nv_loops *ls, unsigned l, LLVMValueRef v)
 	return first;
 }
 
+/* v as x + c (add or sub of a constant); 0 if it is not. */
+static int
+plus_const(LLVMValueRef v, LLVMValueRef *x, uint64_t *c)
+{
+	LLVMOpcode op;
+	LLVMValueRef a, b;
+
+	if (!LLVMIsABinaryOperator(v))
+		return 0;
+	op = LLVMGetInstructionOpcode(v);
+	a = LLVMGetOperand(v, 0);
+	b = LLVMGetOperand(v, 1);
+	if (op == LLVMAdd && LLVMIsAConstantInt(a)) {
+		LLVMValueRef t = a;
+
+		a = b;
+		b = t;
+	}
+	if ((op != LLVMAdd && op != LLVMSub) || !LLVMIsAConstantInt(b))
+		return 0;
+	*x = a;
+	*c = LLVMConstIntGetZExtValue(b);
+	if (op == LLVMSub)
+		*c = -*c;
+	return 1;
+}
+
+/*
+ * b - s as a constant *d (modulo 2^64; callers mask to the width), when it
+ * is one: two constants, one value plus constants, or two phis of one block
+ * that keep the same difference on every edge, as two counters of an outer
+ * loop moving in step do (an inner loop from i*8 while != i*8 + 8, the
+ * exit test LFTR writes).  LLVM's SCEV finds it by subtracting the two
+ * add recurrences.
+ */
+static int
+const_diff(LLVMValueRef b, LLVMValueRef s, unsigned depth, uint64_t *d)
+{
+	LLVMValueRef x, bv, sv;
+	uint64_t c, cs, dk = 0;
+	unsigned n;
+	int known = 0;
+
+	if (b == s) {
+		*d = 0;
+		return 1;
+	}
+	if (LLVMIsAConstantInt(b) && LLVMIsAConstantInt(s)) {
+		*d = LLVMConstIntGetZExtValue(b) - LLVMConstIntGetZExtValue(s);
+		return 1;
+	}
+	if (depth >= 6)
+		return 0;
+	if (plus_const(b, &x, &c) && const_diff(x, s, depth + 1, d)) {
+		*d += c;
+		return 1;
+	}
+	if (plus_const(s, &x, &c) && const_diff(b, x, depth + 1, d)) {
+		*d -= c;
+		return 1;
+	}
+	if (!LLVMIsAPHINode(b) || !LLVMIsAPHINode(s) ||
+	    LLVMGetInstructionParent(b) != LLVMGetInstructionParent(s) ||
+	    (n = LLVMCountIncoming(b)) != LLVMCountIncoming(s) || n == 0)
+		return 0;
+	for (unsigned k = 0; k < n; k++) {
+		LLVMBasicBlockRef from = LLVMGetIncomingBlock(b, k);
+		unsigned j = 0;
+		uint64_t e;
+
+		while (j < n && LLVMGetIncomingBlock(s, j) != from)
+			j++;
+		if (j == n)
+			return 0;
+		bv = LLVMGetIncomingValue(b, k);
+		sv = LLVMGetIncomingValue(s, j);
+		/* b + c and s + c on a back edge keep the difference */
+		if (plus_const(bv, &x, &c) && x == b && plus_const(sv, &x, &cs) && x == s && c == cs)
+			continue;
+		if (!const_diff(bv, sv, depth + 1, &e) || (known && e != dk))
+			return 0;
+		dk = e;
+		known = 1;
+	}
+	if (!known)
+		return 0;
+	*d = dk;
+	return 1;
+}
+
 enum nv_trip_kind
 nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 {
@@ -419,6 +509,7 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 	LLVMValueRef term, cmp, a, b, next = NULL, phi = NULL;
 	LLVMIntPredicate p;
 	unsigned latch, e;
+	uint64_t d;
 	int cont_true;
 
 	memset(t, 0, sizeof(*t));
@@ -530,6 +621,17 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 
 		if (solve(p, s0, t->step, nv_int_mask(LLVMConstIntGetZExtValue(b), t->width), t->width,
 		          &t->btc))
+			return unknown(t, "the IV wraps before the exit");
+		t->max_btc = t->btc;
+		t->has_max = 1;
+		t->multiple = t->btc + 1;
+		return t->kind = NV_TRIP_CONST;
+	}
+	/* an (in)equality test needs only the distance from start to bound */
+	if ((p == LLVMIntEQ || p == LLVMIntNE) && const_diff(b, t->start, 0, &d)) {
+		uint64_t s0 = nv_int_mask(t->on_next ? (uint64_t)t->step : 0, t->width);
+
+		if (solve(p, s0, t->step, nv_int_mask(d, t->width), t->width, &t->btc))
 			return unknown(t, "the IV wraps before the exit");
 		t->max_btc = t->btc;
 		t->has_max = 1;

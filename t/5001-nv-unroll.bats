@@ -53,6 +53,20 @@ body() {
 	grep -q "level 3: loop %[0-9a-z.]*: 100 iterations cost [0-9]*, over the threshold 150" <<<"$stderr"
 }
 
+@test "level 3: an inner loop of 8 trips between two outer counters is unrolled fully and its outer loop stays rolled, as cicc does NLM2's window" {
+	# cicc on imageDenoising's NLM2: the inner window loop "completely
+	# unrolled loop with 8 iterations", the outer one "estimated unrolled
+	# loop size 994 exceeds threshold 405"; unrolling the outer loop instead
+	# (the inner count unknown) cost 205 registers against cicc's 63
+	run --separate-stderr nv-unroll -O3 -pass-remarks=nv-unroll -pass-remarks-missed=nv-unroll \
+		-S "$FIXTURES/tripcount-nested.ll" -o "$BATS_TEST_TMPDIR/out.ll"
+	assert_success
+	[[ "$(remark nested)" == *"loop %inner in nested completely unrolled with count 8"* ]] || fail "$stderr"
+	[[ "$(remark nested)" == *"loop %outer in nested not unrolled"* ]] || fail "$stderr"
+	[ "$(body nested | grep -c 'load float')" -eq 8 ]
+	body nested | grep -q 'br i1 .*label %outer' || fail "the outer loop is gone"
+}
+
 @test "level 5: partial factors are powers of two that divide the trip count (6 -> 2, 12 -> 4, 100 -> 4)" {
 	unroll -unroll-full-max-count=1
 	run remark trip6

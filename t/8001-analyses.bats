@@ -130,6 +130,18 @@ setup_file() {
 	assert_output --partial "constant max backedge-taken count is i32 254"
 }
 
+@test "trip counts: an inner loop from one outer counter to another moving in step has a constant count, as LLVM's" {
+	run --separate-stderr nv-opt -print=tripcount -disable-output "$FIXTURES/tripcount-nested.ll"
+	assert_success
+	btc() { sed -n "/function '$1'/,/^tripcount for/p" <<<"$stderr" | sed -n 's/^Loop %inner: backedge-taken count is //p'; }
+	assert_equal "$(btc nested)" "i32 7"
+	# counters that drift apart (+8, +9) give no constant
+	[[ "$(btc skew)" == symbolic* ]] || fail "skew: $(btc skew)"
+	run opt -passes='print<scalar-evolution>' -disable-output "$FIXTURES/tripcount-nested.ll"
+	assert_output --partial "Loop %inner: backedge-taken count is i32 7"
+	assert_output --partial "Loop %inner: backedge-taken count is {7,+,1}<nuw><%outer>"
+}
+
 @test "-print rejects an unknown analysis" {
 	run --separate-stderr nv-opt -print=nonsense </dev/null
 	assert_equal "$status" 2
