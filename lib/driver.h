@@ -62,6 +62,8 @@ struct nv_job {
 	const char *base;    /* NV_ACT_DEVICE: the stem of its intermediates (NULL: the input's) */
 	const char *deps_for; /* NV_ACT_DEVICE: -MD/-MMD write the dependency file of this output
 	                       * (NULL: none from this job) */
+	int says_why;        /* NV_ACT_TOOL, NV_ACT_HOST: the program explains its own failures
+	                      * (ptxas, nvlink, fatbinary, the compilers): no driver line after it */
 	int clang_host;      /* NV_ACT_DEVICE: the host side is clang's (-c): static kernels keep
 	                      * clang's names, which its registration code uses */
 	int temporary;       /* a file of the build, not the user's: removed at the end unless -keep,
@@ -147,7 +149,7 @@ struct nv_drv_chain {
 	const char *label;      /* "phase I", "phase II part 3", ... for -time */
 	const char *src, *arch; /* the source and the GPU, for -time */
 	int timed;              /* done, its times recorded */
-	int tool;               /* a TOOL job's: its program says why it fails */
+	int tool;               /* a tool that says why it fails (nv_job's says_why) */
 	struct nv_chain run;
 };
 

@@ -81,7 +81,7 @@ add_tool(struct nv_plan *p, const char *label, struct nv_strv *av, const char *s
          char *output, int temporary)
 {
 	struct nv_job j = { .act = NV_ACT_TOOL, .label = label, .argv = av->v, .input = src,
-		            .arch = arch, .output = output, .temporary = temporary };
+		            .arch = arch, .output = output, .temporary = temporary, .says_why = 1 };
 
 	nv_plan_add(p, &j);
 }

@@ -44,7 +44,7 @@ static void
 add_tool(struct nv_plan *p, const char *label, struct nv_strv *av, char *output, int temporary)
 {
 	struct nv_job j = { .act = NV_ACT_TOOL, .label = label, .argv = av->v, .output = output,
-		            .temporary = temporary, .arch = nv_drv.arch };
+		            .temporary = temporary, .arch = nv_drv.arch, .says_why = 1 };
 
 	nv_plan_add(p, &j);
 }

@@ -193,7 +193,7 @@ nv_drv_plan(struct nv_plan *p)
 		} else if (row->kind == NV_OUT_FATBIN) {
 			nv_drv_plan_fatbin(p, in, out_path(row, in));
 		} else if (row->kind == NV_OUT_DEPS) {
-			struct nv_job j = { .act = NV_ACT_TOOL, .label = "dependencies", .input = in,
+			struct nv_job j = { .act = NV_ACT_TOOL, .label = "dependencies", .input = in, .says_why = 1,
 				            .arch = nv_drv.arch };
 			char *target = nv_drv.dep_target ? xstrdup(nv_drv.dep_target)
 			                                 : xasprintf("%s.o", nv_drv_stem(in));

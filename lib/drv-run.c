@@ -439,7 +439,7 @@ nv_drv_run_tool(const struct nv_job *j)
 
 	c.argv[0] = j->argv;
 	c.name[0] = j->label;
-	c.tool = 1;
+	c.tool = j->says_why;
 	c.in[0] = j->input ? xstrdup(j->input) : NULL;
 	c.out[0] = j->output ? xstrdup(j->output) : NULL;
 	nv_drv_progress_start(j->input ? j->input : j->output);

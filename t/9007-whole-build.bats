@@ -80,6 +80,7 @@ need_cuda() {
 }
 
 @test "-arch, -code and -gencode mean what they mean to nvcc" {
+	need_cuda
 	run nvcc-lite -dryrun -c -arch=compute_80 k.cu
 	assert_success
 	refute_output --partial "ptxas"
