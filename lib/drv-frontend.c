@@ -309,7 +309,8 @@ nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
 	free(cache);
 	if (nv_pch_fresh(pch, &off))
 		return off ? NULL : pch->pch;
-	if (nv_drv.dryrun || nv_pch_lock(pch))
+	/* the host side's entry is built on its flag set's second compile */
+	if (nv_drv.dryrun || (host && !nv_pch_seen(pch)) || nv_pch_lock(pch))
 		return NULL;
 	nv_strv_push(paths, pch->lock);
 	nv_strv_push(paths, pch->tmp_pch);

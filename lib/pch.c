@@ -479,6 +479,18 @@ by_use(const void *a, const void *b)
 	return (x->used > y->used) - (x->used < y->used);
 }
 
+int
+nv_pch_seen(const struct nv_pch *p)
+{
+	char *path = xasprintf("%s/fe-%s.seen", p->dir, p->key);
+	int fd, seen = access(path, F_OK) == 0;
+
+	if (!seen && (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666)) >= 0)
+		close(fd);
+	free(path);
+	return seen;
+}
+
 void
 nv_pch_trim(const char *dir, size_t keep)
 {
@@ -495,6 +507,14 @@ nv_pch_trim(const char *dir, size_t keep)
 		struct stat st;
 		char *path;
 
+		if (!strncmp(de->d_name, "fe-", 3) && len > 8 && !strcmp(de->d_name + len - 5, ".seen")) {
+			/* a mark of a flag set compiled once: gone after a day */
+			path = xasprintf("%s/%s", dir, de->d_name);
+			if (stat(path, &st) == 0 && now - st.st_mtime > 86400)
+				unlink(path);
+			free(path);
+			continue;
+		}
 		if (strncmp(de->d_name, "fe-", 3) || len < 8 || strcmp(de->d_name + len - 5, ".list"))
 			continue;
 		path = xasprintf("%s/%.*s.pch", dir, (int)(len - 5), de->d_name);

@@ -14,6 +14,7 @@
  *                     cached (building them printed a diagnostic)
  *   DIR/fe-KEY.cu     its source, empty
  *   DIR/fe-KEY.lock   held while one compile builds it (others go without)
+ *   DIR/fe-KEY.seen   the host side's entry: its flag set was compiled once
  *
  * KEY hashes nvcc-lite's version, clang's identity and the command.
  */
@@ -36,6 +37,11 @@ void nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv);
 /* 1 when the entry is there and every file it was built from is as it was;
  * *off set when the entry says these headers are not cached. */
 int nv_pch_fresh(const struct nv_pch *p, int *off);
+/* 1 when the entry's flag set was compiled before (DIR/fe-KEY.seen); else
+ * marks it and returns 0.  For a cache built on second use: a one-off
+ * compile (each source with its own -I, as in a corpus) does not pay for
+ * precompiling headers it reads once. */
+int nv_pch_seen(const struct nv_pch *p);
 /* Take the build lock: 0 when this process builds the entry, -1 when
  * another one is at it (or the directory refuses). */
 int nv_pch_lock(struct nv_pch *p);

@@ -295,15 +295,21 @@ need_cuda() {
 	nm build/CMakeFiles/app.dir/k.cu.o | grep -q '__cuda_register_globals'
 }
 
-@test "-c's host compile has a header cache entry of its own, and the object is the same bytes without it" {
+@test "-c's host compile has a header cache entry of its own, built on second use, and the object is the same bytes without it" {
 	need_cuda
-	nvcc-lite -c -arch=sm_90 k.cu -o warm.o
+	export NVCC_LITE_CACHE_DIR=$PWD/cache
+	nvcc-lite -c -arch=sm_90 k.cu -o first.o
+	# a flag set's first compile marks the host entry seen and builds none
+	assert_equal "$(ls cache/*.pch | wc -l)" 1
+	assert_equal "$(ls cache/*.seen | wc -l)" 1
 	run --separate-stderr nvcc-lite -v -c -arch=sm_90 k.cu -o cached.o
 	assert_success
 	printf '%s\n' "$stderr" | grep -- '--cuda-host-only' | grep -q -- '-include-pch'
 	printf '%s\n' "$stderr" | grep -- '--cuda-device-only' | grep -q -- '-include-pch'
+	assert_equal "$(ls cache/*.pch | wc -l)" 2
 	nvcc-lite -no-cache -c -arch=sm_90 k.cu -o plain.o
 	cmp cached.o plain.o
+	cmp first.o plain.o
 }
 
 @test "-lib archives the objects of its inputs, and a program links against the library" {
