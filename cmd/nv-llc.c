@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "io.h"
 #include "knobs.h"
+#include "memory.h"
 #include "proc.h"
 #include "split.h"
 #include "target.h"
@@ -468,6 +469,8 @@ main(int argc, char **argv)
 
 		rc = mir_module(ctx, ptx, &pre);
 		if (!rc) {
+			if (olevel > 0)
+				nv_memory_convert_shared_once(pre);
 			add_cut_mark(pre);
 			report_cut(pre);
 			rc = nv_io_write_module(pre, cli.output, 0, 0);

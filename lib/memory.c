@@ -1,6 +1,7 @@
 #include "memory.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Core.h>
@@ -8,7 +9,9 @@
 
 #include "diag.h"
 #include "knobs.h"
+#include "ptrmap.h"
 #include "typesize.h"
+#include "util.h"
 
 /*
  * set-local-array-alignment.  Requires nothing of the IR; changes only the
@@ -249,4 +252,238 @@ nv_memory_lower_aggr_copies(LLVMModuleRef m)
 			}
 	LLVMDisposeBuilder(b);
 	return n;
+}
+
+/*
+ * Generic shared addresses from one conversion.  Requires the IR as LLVM's
+ * codegen IR passes leave it (run after them, before instruction
+ * selection); changes only how generic pointers into shared memory are
+ * computed, so it preserves the CFG.  LLVM's InferAddressSpaces rewrites
+ * `gep (addrspacecast @shmem), i` into `addrspacecast (gep @shmem, i)` where
+ * the user keeps a generic pointer (a wmma load, a call): one cvta.shared
+ * per address, which ptxas cannot fold into an immediate offset, so every
+ * address of an unrolled tile loop holds a register pair.  cicc converts
+ * the base once and computes the addresses in the generic space; so do we.
+ * cvta.shared adds the shared window's base, so cvta(B + i) == cvta(B) + i.
+ */
+
+#define SHARED_AS 3
+#define GENERIC_AS 0
+
+struct casts {
+	struct nv_ptrmap idx;   /* shared pointer -> index into gen[] */
+	LLVMValueRef *gen;      /* its generic twin */
+	size_t n, cap;
+	LLVMBuilderRef b;
+	unsigned conversions;
+};
+
+static int
+is_ptr_in(LLVMValueRef v, unsigned as)
+{
+	LLVMTypeRef t = LLVMTypeOf(v);
+
+	return LLVMGetTypeKind(t) == LLVMPointerTypeKind && LLVMGetPointerAddressSpace(t) == as;
+}
+
+/* Scalar pointers only: a vector of pointers is left as it is. */
+static int
+converts_shared(LLVMValueRef v)
+{
+	return is_ptr_in(LLVMGetOperand(v, 0), SHARED_AS) && is_ptr_in(v, GENERIC_AS);
+}
+
+static int
+is_shared_to_generic(LLVMValueRef v)
+{
+	return LLVMIsAAddrSpaceCastInst(v) && converts_shared(v);
+}
+
+static int
+is_const_gep(LLVMValueRef v)
+{
+	return LLVMIsAConstantExpr(v) && LLVMGetConstOpcode(v) == LLVMGetElementPtr;
+}
+
+/* A constant conversion of a constant GEP into shared memory, as
+ * InferAddressSpaces leaves `gep (addrspacecast @sh), K` in an operand. */
+static int
+is_const_converted_gep(LLVMValueRef v)
+{
+	return LLVMIsAConstantExpr(v) && LLVMGetConstOpcode(v) == LLVMAddrSpaceCast &&
+	       converts_shared(v) && is_const_gep(LLVMGetOperand(v, 0));
+}
+
+/* A GEP instruction whose only users are conversions to generic: it dies
+ * once they are rewritten, so its generic twin costs nothing extra. */
+static int
+only_converted(LLVMValueRef gep)
+{
+	if (!LLVMIsAGetElementPtrInst(gep))
+		return 0;
+	for (LLVMUseRef u = LLVMGetFirstUse(gep); u; u = LLVMGetNextUse(u))
+		if (!is_shared_to_generic(LLVMGetUser(u)))
+			return 0;
+	return 1;
+}
+
+/* Where a conversion of v goes: right after its definition. */
+static void
+after_def(LLVMBuilderRef b, LLVMValueRef v)
+{
+	LLVMBasicBlockRef bb;
+	LLVMValueRef at;
+
+	if (LLVMIsAArgument(v)) {
+		bb = LLVMGetEntryBasicBlock(LLVMGetParamParent(v));
+		at = LLVMGetFirstInstruction(bb);
+	} else {
+		at = LLVMGetNextInstruction(v);
+	}
+	while (at && LLVMIsAPHINode(at))
+		at = LLVMGetNextInstruction(at);
+	LLVMPositionBuilderBefore(b, at);
+}
+
+static LLVMValueRef generic_of(struct casts *c, LLVMValueRef v);
+
+static LLVMValueRef
+generic_gep(struct casts *c, LLVMValueRef gep)
+{
+	unsigned n = (unsigned)LLVMGetNumOperands(gep) - 1;
+	LLVMValueRef base = generic_of(c, LLVMGetOperand(gep, 0)), *ix = xmalloc(n * sizeof(*ix)), r;
+	LLVMTypeRef ty = LLVMGetGEPSourceElementType(gep);
+	LLVMGEPNoWrapFlags fl = LLVMGEPGetNoWrapFlags(gep);
+
+	for (unsigned i = 0; i < n; i++)
+		ix[i] = LLVMGetOperand(gep, i + 1);
+	if (LLVMIsAConstant(gep)) {
+		r = LLVMConstGEPWithNoWrapFlags(ty, base, ix, n, fl);
+	} else {
+		LLVMPositionBuilderBefore(c->b, gep);
+		r = LLVMBuildGEPWithNoWrapFlags(c->b, ty, base, ix, n, "", fl);
+	}
+	free(ix);
+	return r;
+}
+
+/* The generic pointer equal to shared pointer v: a GEP chain over one
+ * conversion of its root (the first value that is not a GEP, or is a GEP
+ * with other users), each conversion made once. */
+static LLVMValueRef
+generic_of(struct casts *c, LLVMValueRef v)
+{
+	unsigned k = nv_ptrmap_get(&c->idx, v);
+	LLVMTypeRef gp = LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(v)), GENERIC_AS);
+	LLVMValueRef g;
+
+	if (k != NV_NONE)
+		return c->gen[k];
+	if (only_converted(v) || is_const_gep(v)) {
+		g = generic_gep(c, v);
+	} else if (LLVMIsAConstant(v)) {
+		g = LLVMConstAddrSpaceCast(v, gp);
+		c->conversions++;
+	} else {
+		after_def(c->b, v);
+		g = LLVMBuildAddrSpaceCast(c->b, v, gp, "");
+		c->conversions++;
+	}
+	if (c->n == c->cap)
+		c->gen = xrealloc(c->gen, (c->cap = c->cap ? 2 * c->cap : 64) * sizeof(*c->gen));
+	nv_ptrmap_put(&c->idx, v, (unsigned)c->n);
+	c->gen[c->n++] = g;
+	return g;
+}
+
+/* Delete the GEPs into shared memory that nothing uses any more. */
+static void
+erase_dead_geps(LLVMValueRef f)
+{
+	for (int again = 1; again;) {
+		again = 0;
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+				next = LLVMGetNextInstruction(i);
+				if (LLVMIsAGetElementPtrInst(i) && !LLVMGetFirstUse(i) && is_ptr_in(i, SHARED_AS)) {
+					LLVMInstructionEraseFromParent(i);
+					again = 1;
+				}
+			}
+	}
+}
+
+/* The constant operands of i that convert a constant GEP: rebuilt over
+ * the one conversion of their base. */
+static unsigned
+convert_operands(struct casts *c, LLVMValueRef i)
+{
+	unsigned n = 0;
+
+	for (int k = 0; k < LLVMGetNumOperands(i); k++) {
+		LLVMValueRef op = LLVMGetOperand(i, (unsigned)k);
+
+		if (is_const_converted_gep(op)) {
+			LLVMSetOperand(i, (unsigned)k, generic_of(c, LLVMGetOperand(op, 0)));
+			n++;
+		}
+	}
+	return n;
+}
+
+static unsigned
+convert_once(struct casts *c, LLVMValueRef f)
+{
+	LLVMValueRef *todo = NULL;
+	size_t n = 0, cap = 0;
+	unsigned consts = 0;
+
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+			LLVMValueRef p = is_shared_to_generic(i) ? LLVMGetOperand(i, 0) : NULL;
+
+			if (!p || !(LLVMIsAGetElementPtrInst(p) || is_const_gep(p)))
+				continue;
+			if (n == cap)
+				todo = xrealloc(todo, (cap = cap ? 2 * cap : 64) * sizeof(*todo));
+			todo[n++] = i;
+		}
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+			consts += convert_operands(c, i);
+	for (size_t i = 0; i < n; i++)
+		LLVMReplaceAllUsesWith(todo[i], generic_of(c, LLVMGetOperand(todo[i], 0)));
+	for (size_t i = 0; i < n; i++)
+		LLVMInstructionEraseFromParent(todo[i]);
+	if (n)
+		erase_dead_geps(f);
+	free(todo);
+	return (unsigned)n + consts;
+}
+
+unsigned
+nv_memory_convert_shared_once(LLVMModuleRef m)
+{
+	unsigned total = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		struct casts c = { .b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m)) };
+		unsigned n;
+
+		if (LLVMIsDeclaration(f)) {
+			LLVMDisposeBuilder(c.b);
+			continue;
+		}
+		nv_ptrmap_init(&c.idx, 64);
+		n = convert_once(&c, f);
+		if (n)
+			nv_remark(NV_REMARK_PASSED, "nv-llc", "SharedConvertedOnce", f,
+			          "%u generic addresses into shared memory computed from %u conversions",
+			          n, c.conversions);
+		total += n;
+		nv_ptrmap_release(&c.idx);
+		free(c.gen);
+		LLVMDisposeBuilder(c.b);
+	}
+	return total;
 }

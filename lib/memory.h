@@ -2,7 +2,8 @@
 #define NV_MEMORY_H
 /*
  * memory: cicc's memory passes that LLVM lacks, run by name from pipeline
- * text (stdpipe): set-local-array-alignment, lower-aggr-copies.
+ * text (stdpipe): set-local-array-alignment, lower-aggr-copies; and one
+ * nv-llc runs at its cut: generic shared addresses from one conversion.
  */
 #include <llvm-c/Types.h>
 
@@ -18,5 +19,12 @@ unsigned nv_memory_align_local_arrays(LLVMModuleRef m);
  * a memset of one to zero, become a load and store per field, for SROA to
  * promote.  The number of calls lowered. */
 unsigned nv_memory_lower_aggr_copies(LLVMModuleRef m);
+
+/* Over every function of m, as it enters instruction selection: each
+ * conversion of a GEP into shared memory to a generic pointer becomes the
+ * same GEP in the generic space over one conversion of its base, as cicc
+ * computes them (ptxas folds the offsets; a cvta per address it cannot).
+ * A remark per function changed.  The number of conversions replaced. */
+unsigned nv_memory_convert_shared_once(LLVMModuleRef m);
 
 #endif

@@ -142,3 +142,20 @@ theirs() {
 	run "$(ptxas_bin)" -arch=sm_90 "$BATS_FILE_TMPDIR/memory.ptx" -o /dev/null
 	assert_success
 }
+
+@test "nv-llc computes generic addresses into shared memory from one conversion of the base" {
+	nv-llc -stop-after=codegenprepare "$FIXTURES/shared-once.ll" -o "$BATS_TEST_TMPDIR/cut.bc"
+	llvm-dis-22 "$BATS_TEST_TMPDIR/cut.bc" -o - | FileCheck "$FIXTURES/shared-once.ll"
+}
+
+@test "wmma tiles in dynamic shared memory: a cvta.shared per tile base, no more registers than cicc (GEMM samples' probe)" {
+	ours shared_tiles
+	# cicc: 2, one for the A rows and one for the B rows; before: 17, one per address
+	n=$(grep -c 'cvta\.shared' "$BATS_TEST_TMPDIR/shared_tiles.ptx")
+	[ "$n" -le 2 ] || fail "$n cvta.shared"
+	have_ptxas || skip "ptxas is not installed"
+	regs=$("$(ptxas_bin)" -v -arch=sm_90 "$BATS_FILE_TMPDIR/memory.ptx" -o /dev/null 2>&1 |
+		awk '/Compiling entry function .shared_tiles./ { p = 1 } p && /registers/ { sub(/.*Used /, ""); print $1; exit }')
+	# cicc: 44 (CUDA 13.0); nvcc-lite before one conversion per base: 72
+	[ "$regs" -le 48 ] || fail "shared_tiles uses $regs registers"
+}
