@@ -71,7 +71,7 @@ tmp_file(struct nv_plan *p, const char *stem, const char *what)
 {
 	char *name = xasprintf("%s.%s", stem, what), *path;
 
-	path = p->tmp ? xasprintf("%s/%s", p->tmp, name) : nv_plan_tmp(p, name);
+	path = nv_plan_tmp(p, name);
 	free(name);
 	return path;
 }

@@ -211,7 +211,7 @@ nv_drv_plan(struct nv_plan *p)
 		} else {
 			/* a source of a link: its object is a file of the build */
 			char *stem = nv_drv_stem(in), *name = xasprintf("%s.o", stem);
-			char *obj = p->tmp ? xasprintf("%s/%s", p->tmp, name) : nv_plan_tmp(p, name);
+			char *obj = nv_plan_tmp(p, name);
 
 			if (l == LANG_CU)
 				nv_drv_plan_object(p, in, obj, 1);
