@@ -36,6 +36,7 @@ enum nv_out {
 	NV_OUT_LIB,                            /* -lib: a static library */
 	NV_OUT_EXE,                            /* a program: nvcc's default */
 	NV_OUT_DEPS,                           /* -M: make's dependencies only */
+	NV_OUT_PREPROC,                        /* -E: the host side, preprocessed */
 };
 
 /* The CUDA runtime a program links (-cudart). */
@@ -113,6 +114,8 @@ struct nv_drv_opts {
 	int host_olevel;        /* -O given: the host compiler's level too (-1: not given) */
 	int shared;             /* -shared: the link writes a shared library */
 	int out_given;          /* an output kind flag was given (else nvcc's default, a program) */
+	int run;                /* -run: the program runs once linked */
+	struct nv_strv run_args; /* -run-args: its arguments */
 };
 
 /* The run's options: nv_drv_parse fills them, nv_drv_finish completes them,
@@ -178,6 +181,8 @@ char **nv_drv_host_compile(const char *dir, const char *arch, const char *src, c
                            const char *out);
 /* The host compiler's own flags: -O (when given), -w, -Xcompiler's and -g. */
 void nv_drv_host_flags(struct nv_strv *av);
+/* -E: src's host side preprocessed, as clang's CUDA host mode sees it, to out ("-": standard output). */
+char **nv_drv_preprocess(const char *dir, const char *arch, const char *src, const char *out);
 /* -M: make's dependencies of src for target, to out ("-": standard output). */
 char **nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char *target,
                         const char *out);

@@ -52,6 +52,9 @@ static void set_dlink(const char *v) { (void)v; set_out(NV_OUT_DLINK); }
 static void set_lib(const char *v) { (void)v; set_out(NV_OUT_LIB); }
 static void set_link(const char *v) { (void)v; set_out(NV_OUT_EXE); }
 static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); }
+static void set_preproc(const char *v) { (void)v; set_out(NV_OUT_PREPROC); }
+static void set_run(const char *v) { (void)v; set_out(NV_OUT_EXE); nv_drv.run = 1; }
+
 static void set_shared(const char *v) { (void)v; nv_drv.shared = 1; }
 static void set_forward(const char *v) { (void)v; nv_drv.forward_unknown = 1; }
 static void add_isystem(const char *v) { nv_strv_push(&nv_drv.cpp, "-isystem"); nv_strv_push(&nv_drv.cpp, v); }
@@ -90,6 +93,7 @@ static void add_xcicc(const char *v) { push_split(&nv_drv.xcicc, v); }
 static void add_xptxas(const char *v) { push_split(&nv_drv.xptxas, v); }
 static void add_xlinker(const char *v) { push_split(&nv_drv.linker, v); }
 static void add_xnvlink(const char *v) { push_split(&nv_drv.xnvlink, v); }
+static void add_run_args(const char *v) { push_split(&nv_drv.run_args, v); }
 static void add_xclang(const char *v) { nv_strv_push(&nv_drv.fe, "-Xclang"); nv_strv_push(&nv_drv.fe, v); }
 static void set_ccbin(const char *v) { nv_drv.ccbin = v; }
 static void set_device_debug(const char *v) { (void)v; nv_drv.device_debug = 1; }
@@ -269,6 +273,9 @@ static const struct flag flags[] = {
 	{ "-dlink", "--device-link", FLAG, NULL, "device-link -dc objects (nvlink) into one host object (default a_dlink.o)", set_dlink },
 	{ "-lib", "--lib", FLAG, NULL, "write a static library of the objects (default a.a)", set_lib },
 	{ "-link", "--link", FLAG, NULL, "link a program (the default; a.out unless -o)", set_link },
+	{ "-E", "--preprocess", FLAG, NULL, "write each source's host side preprocessed (to stdout, or -o FILE)", set_preproc },
+	{ "-run", "--run", FLAG, NULL, "link a program and run it (with -run-args)", set_run },
+	{ "-run-args", "--run-args", VALUE, "ARG,...", "the arguments of the program -run runs", add_run_args },
 	{ "-M", "--generate-dependencies", FLAG, NULL, "write make's dependencies of each source (to stdout, or -o FILE) and nothing else", set_deps_only },
 	{ "-emit-llvm", NULL, FLAG, NULL, "write the optimized LLVM bitcode instead of PTX", set_llvm },
 	{ "-I", "--include-path", JOINED_OR_VALUE, "DIR", "add DIR to the include search path", add_I },
@@ -395,8 +402,8 @@ take(const struct flag *f, int argc, char **argv, int *i, int depth)
 /* nvcc's options for what nvcc-lite does not build (yet): each gets its
  * own message rather than a guess at a name. */
 static const struct { const char *name, *what; } unsupported[] = {
-	{ "-run", "running" }, { "--run", "running" },
-	{ "-E", "preprocessing only" }, { "--preprocess", "preprocessing only" },
+	{ "-dlto", "device link-time optimization" }, { "--dlto", "device link-time optimization" },
+	{ "-Xarchive", "archiver options" }, { "--archive-options", "archiver options" },
 	{ NULL, NULL },
 };
 

@@ -240,6 +240,18 @@ nv_drv_host_compile(const char *dir, const char *arch, const char *src, const ch
 	return av->v;
 }
 
+char **
+nv_drv_preprocess(const char *dir, const char *arch, const char *src, const char *out)
+{
+	struct nv_strv *av = front_end_flags(dir, arch, 1, 1);
+
+	nv_strv_push(av, "-E");
+	nv_strv_push(av, src);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, out);
+	return av->v;
+}
+
 /* -M: make's dependencies of src (the device side's headers, nvcc's
  * too), its target target, to out ("-": standard output). */
 char **

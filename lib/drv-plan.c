@@ -84,6 +84,7 @@ static const struct out_row {
 	{ NV_OUT_EXE, "linking", LANG_CU | LANG_CXX | LANG_C | LANG_OBJ, NULL, "a.out",
 	  "a .cu, .cpp, .c, .o, .a or .so file" },
 	{ NV_OUT_DEPS, "-M", LANG_CU, NULL, NULL, "a .cu file (or -x cu)" },
+	{ NV_OUT_PREPROC, "-E", LANG_CU, NULL, NULL, "a .cu file (or -x cu)" },
 };
 
 static const struct out_row *
@@ -145,7 +146,7 @@ out_path(const struct out_row *row, const char *input)
 static void
 check_tools(const struct out_row *row, unsigned langs_in)
 {
-	int fatbin = row->kind >= NV_OUT_FATBIN && row->kind != NV_OUT_DEPS && (langs_in & LANG_CU);
+	int fatbin = row->kind >= NV_OUT_FATBIN && row->kind < NV_OUT_DEPS && (langs_in & LANG_CU);
 	int dlink = row->kind == NV_OUT_DLINK ||
 	            (row->kind == NV_OUT_EXE && nv_drv.cudart != NV_CUDART_NONE &&
 	             nv_gencode_nreal(&nv_drv.targets) > 0);
@@ -161,6 +162,21 @@ check_tools(const struct out_row *row, unsigned langs_in)
 		nv_fatal("linking needs CUDA's runtime library: no CUDA installation found (set CUDA_PATH)");
 	if (hostcc)
 		free(nv_drv_host_cc((langs_in & LANG_C) && !(langs_in & ~LANG_C)));
+}
+
+/* -run: the program just linked, run with -run-args; when it fails, the
+ * driver names it and its status, and exits 1. */
+static void
+plan_run(struct nv_plan *p, const char *prog)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+	struct nv_job j = { .act = NV_ACT_TOOL, .label = "run" };
+
+	nv_strv_push(av, strchr(prog, '/') ? prog : xasprintf("./%s", prog));
+	for (size_t i = 0; i < nv_drv.run_args.n; i++)
+		nv_strv_push(av, nv_drv.run_args.v[i]);
+	j.argv = av->v;
+	nv_plan_add(p, &j);
 }
 
 void
@@ -201,6 +217,13 @@ nv_drv_plan(struct nv_plan *p)
 			j.output = xstrdup(nv_drv.output ? nv_drv.output : "-");
 			j.argv = nv_drv_deps_only(p->dir, nv_drv.arch, in, target, j.output);
 			nv_plan_add(p, &j);
+		} else if (row->kind == NV_OUT_PREPROC) {
+			struct nv_job j = { .act = NV_ACT_TOOL, .label = "preprocess", .input = in, .says_why = 1,
+				            .arch = nv_drv.arch };
+
+			j.output = xstrdup(nv_drv.output ? nv_drv.output : "-");
+			j.argv = nv_drv_preprocess(p->dir, nv_drv.arch, in, j.output);
+			nv_plan_add(p, &j);
 		} else if (row->kind == NV_OUT_OBJ) {
 			if (l == LANG_CU)
 				nv_drv_plan_object(p, in, out_path(row, in), 0);
@@ -224,6 +247,8 @@ nv_drv_plan(struct nv_plan *p)
 	}
 	if (row->kind == NV_OUT_EXE)
 		nv_drv_plan_link(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name));
+	if (row->kind == NV_OUT_EXE && nv_drv.run)
+		plan_run(p, p->jobs[p->n - 1].output);
 	else if (row->kind == NV_OUT_DLINK)
 		nv_drv_plan_dlink(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name), 0);
 	else if (row->kind == NV_OUT_LIB)
@@ -278,7 +303,7 @@ nv_drv_run(struct nv_plan *p)
 		rc = j->act == NV_ACT_DEVICE ? nv_drv_device_run(p, j)
 		     : j->act == NV_ACT_HOST ? nv_drv_host_run(p, j)
 		                             : nv_drv_run_tool(j);
-		if (rc)
+		if (rc && j->output)
 			nv_drv_remove_output(j->output);
 	}
 	for (size_t i = 0; !nv_drv.keep && i < temps.n; i++)

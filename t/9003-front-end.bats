@@ -173,10 +173,10 @@ EOF
 
 @test "an unknown flag gets a suggestion only when one fits, and nvcc's build flags say what is missing" {
 	cp "$FIXTURES/saxpy.cu" k.cu
-	run --separate-stderr nvcc-lite -run k.cu
+	run --separate-stderr nvcc-lite -dlto k.cu
 	assert_equal "$status" 2
 	assert_one_error nvcc-lite
-	[[ "$stderr" == *"-run: running is not supported"* ]] || fail "$stderr"
+	[[ "$stderr" == *"-dlto: device link-time optimization is not supported"* ]] || fail "$stderr"
 	run --separate-stderr nvcc-lite -ptx -q k.cu
 	assert_equal "$stderr" "nvcc-lite: error: unknown option '-q' (see 'nvcc-lite --help')"
 	run --separate-stderr nvcc-lite -ptx -keep-dri k.cu

@@ -348,3 +348,24 @@ need_cuda() {
 	assert_output --partial "DYN"
 	nm -D libk.so | grep -q 'T main'
 }
+
+@test "-run links the program and runs it with -run-args; a failing program is named with its status" {
+	need_cuda
+	printf '#include <cstdio>\nint main(int c, char **v) { printf("hello %%s\\n", c > 1 ? v[1] : "none"); return 0; }\n' >hello.cpp
+	run --separate-stderr nvcc-lite -run -run-args world hello.cpp -o hello
+	assert_success
+	assert_output "hello world"
+	printf 'int main() { return 3; }\n' >fail.cpp
+	run --separate-stderr nvcc-lite -run fail.cpp -o failing
+	assert_equal "$status" 1
+	assert_equal "$stderr" "nvcc-lite: error: failing failed with exit status 3"
+}
+
+@test "-E writes the host side of a source preprocessed, CUDA's runtime header included" {
+	need_cuda
+	run --separate-stderr nvcc-lite -E -arch=sm_90 k.cu -o k.ii
+	assert_success
+	grep -q 'int main()' k.ii
+	grep -q 'cudaLaunchKernel' k.ii
+	assert_file_not_exists a.out
+}
