@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "gencode.h"
 #include "driver.h"
+#include "gencode.h"
 #include "io.h"
 #include "pipeline.h"
 #include "proc.h"
