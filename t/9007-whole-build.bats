@@ -369,3 +369,22 @@ need_cuda() {
 	grep -q 'cudaLaunchKernel' k.ii
 	assert_file_not_exists a.out
 }
+
+@test "a missing host compiler is one line before anything runs; a garbage object fails the link and leaves no program" {
+	printf 'int twice(int v) { return 2 * v; }\n' >h.cpp
+	run --separate-stderr nvcc-lite -ccbin /nonexistent/gcc -c h.cpp -o h.o
+	assert_equal "$status" 1
+	assert_one_error nvcc-lite
+	[[ "$stderr" == *"'/nonexistent/g++'"* ]] || fail "$stderr"
+	assert_file_not_exists h.o
+	printf 'not an object\n' >junk.o
+	run --separate-stderr nvcc-lite -cudart none junk.o -o app
+	assert_equal "$status" 1
+	[ -n "$stderr" ]
+	assert_file_not_exists app
+	need_cuda
+	run --separate-stderr nvcc-lite -arch=sm_90 junk.o -o app
+	assert_equal "$status" 1
+	[ -n "$stderr" ]
+	assert_file_not_exists app
+}
