@@ -55,20 +55,20 @@ void
 nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int temporary)
 {
 	const struct nv_gencodes *t = &nv_drv.targets;
-	const char *stem = nv_drv.output && nv_drv.out != NV_OUT_DLINK ? nv_drv.output : "a";
-	char *base = nv_drv_stem(stem), *reg, *fatbin_c, *libdir = nv_drv_cuda_lib_dir();
+	/* its files are named after out: app_dlink.o gives app_dlink.reg.c, ... */
+	char *base = nv_drv_stem(out), *reg, *fatbin_c, *libdir = nv_drv_cuda_lib_dir();
 	struct nv_strv *fb = xcalloc(1, sizeof(*fb)), *cc = xcalloc(1, sizeof(*cc));
 	char *nvlink = nv_drv_cuda_tool("nvlink", "a device link");
 
-	reg = nv_plan_tmp(p, xasprintf("%s_dlink.reg.c", base));
-	fatbin_c = nv_plan_tmp(p, xasprintf("%s_dlink.fatbin.c", base));
+	reg = nv_plan_tmp(p, xasprintf("%s.reg.c", base));
+	fatbin_c = nv_plan_tmp(p, xasprintf("%s.fatbin.c", base));
 	nv_strv_push(fb, nv_drv_cuda_tool("fatbinary", "a device link"));
 	nv_strv_push(fb, "-64");
 	nv_strv_push(fb, "-link");
 	for (size_t i = 0; i < t->n; i++)
 		for (size_t r = 0; r < t->v[i].nreal; r++) {
 			struct nv_strv *av = xcalloc(1, sizeof(*av));
-			char *cubin = nv_plan_tmp(p, xasprintf("%s_dlink.%s.cubin", base, t->v[i].real[r]));
+			char *cubin = nv_plan_tmp(p, xasprintf("%s.%s.cubin", base, t->v[i].real[r]));
 
 			nv_strv_push(av, nvlink);
 			nv_strv_push(av, "-m64");
