@@ -171,10 +171,12 @@ int nv_drv_flush_stdout(void);
 
 /* drv-frontend.c */
 /* The front end's command for DEVICE job j: its source to a module in out,
- * its dependency file in deps (-MD), through the precompiled header pch
+ * its dependency file in deps (-MD), through the header cache's entry pch
  * when not NULL. */
 char **nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps,
-                        const char *pch);
+                        const struct nv_pch *pch);
+/* The flags that compile through the header cache's entry pch. */
+void nv_drv_use_pch(struct nv_strv *av, const struct nv_pch *pch);
 /* clang-22 in CUDA host mode: src's host side to the object out, the fatbin
  * embedded and its kernels registered; arch: the first target's GPU. */
 char **nv_drv_host_compile(const char *dir, const char *arch, const char *src, const char *fatbin,
@@ -186,10 +188,12 @@ char **nv_drv_preprocess(const char *dir, const char *arch, const char *src, con
 /* -M: make's dependencies of src for target, to out ("-": standard output). */
 char **nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char *target,
                         const char *out);
-/* The header cache's entry for j's command line: its precompiled header
- * when fresh, else built now (its diagnostics in err, the files it writes
- * added to paths) unless another compile builds it; NULL when there is none.
- * host: the entry of the host side's command (clang's CUDA host mode). */
+/* The header cache's entry for j's command line, or for j's source's
+ * preamble under it (from its second compile): its precompiled header when
+ * fresh, else built now (its diagnostics in err, the files it writes added
+ * to paths) unless another compile builds it; NULL when there is none.
+ * The entry is in *pch (nv_drv_use_pch).  host: the entry of the host
+ * side's command (clang's CUDA host mode). */
 const char *nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
                                 const char *err, struct nv_strv *paths, int host);
 

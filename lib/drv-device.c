@@ -460,7 +460,7 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
 	if (p->deps && !p->fe_deps)
 		p->fe_deps = nv_drv.dryrun ? xstrdup(nv_drv.dep_file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
-	add_step(c, "front end", nv_drv_front_end(p->job, p->dir, p->fe_out, p->fe_deps, p->pch_use));
+	add_step(c, "front end", nv_drv_front_end(p->job, p->dir, p->fe_out, p->fe_deps, p->pch_use ? &p->pch : NULL));
 	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }

@@ -270,15 +270,25 @@ nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char 
 
 /* The front end: the source to a module in out, its dependency file in
  * deps (-MD), through the header cache pch when there is one. */
+void
+nv_drv_use_pch(struct nv_strv *av, const struct nv_pch *pch)
+{
+	nv_strv_push(av, "-include-pch");
+	nv_strv_push(av, pch->pch);
+	if (pch->bytes) {
+		nv_strv_push(av, "-Xclang");
+		nv_strv_pushf(av, "-preamble-bytes=%zu,1", pch->bytes);
+	}
+}
+
 char **
-nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps, const char *pch)
+nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps,
+                 const struct nv_pch *pch)
 {
 	struct nv_strv *av = front_end_flags(dir, j->arch, 1, 0);
 
-	if (pch) {
-		nv_strv_push(av, "-include-pch");
-		nv_strv_push(av, pch);
-	}
+	if (pch)
+		nv_drv_use_pch(av, pch);
 	cuid(av, j->input);
 	if (deps) {
 		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
@@ -297,33 +307,17 @@ nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const
 	return av->v;
 }
 
-/* The header cache's entry for this build: used when fresh; else built
- * now, unless another compile is building it (then this one goes without).
- * Nothing here fails the build: without a cache it is only slower.  A
- * build that prints anything (a warning in a header) is not cached, so the
- * warning is not lost on the next compile. */
-const char *
-nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch, const char *err,
-                    struct nv_strv *paths, int host)
+/* Build the entry pch of the front-end command av (consumed), with its
+ * diagnostics in err: 0 when it is there to use. */
+static int
+build_entry(const struct nv_job *j, struct nv_pch *pch, struct nv_strv *av, const char *err,
+            struct nv_strv *paths, int host)
 {
-	struct nv_strv *av;
 	struct nv_drv_chain c = { .label = "header cache", .n = 1, .name = { host ? "host" : "front end" },
 	                          .src = j->input, .arch = j->arch };
-	char *cache;
-	const char *use = NULL;
-	int off = 0, rc, fd, nul;
+	int rc, fd, nul, used = 0;
 	struct stat st;
 
-	if (nv_drv.no_cache || !(cache = nv_pch_dir()))
-		return NULL;
-	av = front_end_flags(dir, j->arch, 0, host);
-	nv_pch_init(pch, cache, av->v);
-	free(cache);
-	if (nv_pch_fresh(pch, &off))
-		return off ? NULL : pch->pch;
-	/* the host side's entry is built on its flag set's second compile */
-	if (nv_drv.dryrun || (host && !nv_pch_seen(pch)) || nv_pch_lock(pch))
-		return NULL;
 	nv_strv_push(paths, pch->lock);
 	nv_strv_push(paths, pch->tmp_pch);
 	nv_strv_push(paths, pch->tmp_deps);
@@ -347,7 +341,7 @@ nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
 	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0) {
 		nv_pch_abandon(pch);
-		return NULL;
+		return -1;
 	}
 	if (nv_drv.verbose)
 		nv_drv_show_chain(stderr, &c, "");
@@ -360,10 +354,67 @@ nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
 	nv_drv_record_times(&c);
 	rc = rc || c.run.failed;
 	if (nv_pch_commit(pch, !rc, stat(err, &st) == 0 && st.st_size == 0) == 0) {
-		use = pch->pch;
-		nv_pch_trim(pch->dir, 32);
+		used = 1;
+		nv_pch_trim(pch->dir, nv_pch_budget());
 	}
 	nv_chain_release(&c.run);
 	unlink(err);
-	return use;
+	return used ? 0 : -1;
+}
+
+/* Does the command include a file of its own before the source (-include)?
+ * Then no preamble is cached: those files would come between the
+ * command's headers and the preamble's, and are not in the entry. */
+static int
+user_include(void)
+{
+	for (size_t i = 0; i < nv_drv.cpp.n; i++)
+		if (!strcmp(nv_drv.cpp.v[i], "-include"))
+			return 1;
+	return 0;
+}
+
+/* The header cache's entry for this build: the source's preamble's when
+ * fresh or when this is the second compile of that preamble under this
+ * command; else the command's, used when fresh, else built now unless
+ * another compile is building it (then this one goes without).  Nothing
+ * here fails the build: without a cache it is only slower.  A build that
+ * prints anything (a warning in a header) is not cached, so the warning is
+ * not lost on the next compile. */
+const char *
+nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch, const char *err,
+                    struct nv_strv *paths, int host)
+{
+	char *cache, *text;
+	size_t bytes;
+	int off = 0;
+
+	if (nv_drv.no_cache || !(cache = nv_pch_dir()))
+		return NULL;
+	if (!user_include() && strcmp(j->input, "-") &&
+	    (bytes = nv_pch_preamble(j->input, &text))) {
+		struct nv_strv *av = front_end_flags(dir, j->arch, 1, host);
+
+		nv_pch_init(pch, cache, av->v, text, bytes);
+		free(text);
+		if (nv_pch_fresh(pch, &off) && !off) {
+			free(cache);
+			return pch->pch;
+		}
+		if (!off && !nv_drv.dryrun && nv_pch_seen(pch) && !nv_pch_lock(pch) &&
+		    !build_entry(j, pch, av, err, paths, host)) {
+			free(cache);
+			return pch->pch;
+		}
+		nv_pch_release(pch);
+	}
+	nv_pch_init(pch, cache, front_end_flags(dir, j->arch, 0, host)->v, NULL, 0);
+	free(cache);
+	if (nv_pch_fresh(pch, &off))
+		return off ? NULL : pch->pch;
+	/* the host side's entry is built on its flag set's second compile */
+	if (nv_drv.dryrun || (host && !nv_pch_seen(pch)) || nv_pch_lock(pch))
+		return NULL;
+	return build_entry(j, pch, front_end_flags(dir, j->arch, 0, host), err, paths, host) ? NULL
+	                                                                                     : pch->pch;
 }

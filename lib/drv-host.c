@@ -201,10 +201,8 @@ nv_drv_host_run(struct nv_plan *p, const struct nv_job *j)
 
 	/* -include-pch before the input, as the device side has it */
 	for (char **a = j->argv; *a; a++) {
-		if (use && !strcmp(*a, "-c")) {
-			nv_strv_push(&av, "-include-pch");
-			nv_strv_push(&av, use);
-		}
+		if (use && !strcmp(*a, "-c"))
+			nv_drv_use_pch(&av, &pch);
 		nv_strv_push(&av, *a);
 	}
 	t.argv = av.v;

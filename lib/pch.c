@@ -140,7 +140,7 @@ relative_paths(char *const *argv)
 }
 
 void
-nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv)
+nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const char *preamble, size_t bytes)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	char cwd[4096];
@@ -156,6 +156,12 @@ nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv)
 	}
 	for (size_t i = 0; argv[i]; i++)
 		h = fnv_str(h, argv[i]);
+	if (bytes) {
+		h = fnv(h, preamble, bytes);
+		p->preamble = xmalloc(bytes);
+		memcpy(p->preamble, preamble, bytes);
+		p->bytes = bytes;
+	}
 	p->dir = xstrdup(dir);
 	p->key = xasprintf("%016llx", (unsigned long long)h);
 	p->pch = xasprintf("%s/fe-%s.pch", dir, p->key);
@@ -164,6 +170,87 @@ nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv)
 	p->lock = xasprintf("%s/fe-%s.lock", dir, p->key);
 	p->tmp_pch = xasprintf("%s/fe-%s.pch.%ld", dir, p->key, (long)getpid());
 	p->tmp_deps = xasprintf("%s/fe-%s.d.%ld", dir, p->key, (long)getpid());
+}
+
+/* Does line (n bytes, no newline) hold only an `#include <...>`, spaces
+ * and comments?  *comment: whether a block comment is open, before and
+ * after.  0 for a blank line, 1 for an include, -1 for anything else. */
+static int
+include_line(const char *line, size_t n, int *comment)
+{
+	const char *s = line, *end = line + n;
+	int inc = 0;
+
+	while (s < end) {
+		if (*comment) {
+			const char *close = memmem(s, (size_t)(end - s), "*/", 2);
+
+			if (!close)
+				return inc;
+			*comment = 0;
+			s = close + 2;
+		} else if (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' || *s == '\v') {
+			s++;
+		} else if (end - s >= 2 && s[0] == '/' && s[1] == '*') {
+			*comment = 1;
+			s += 2;
+		} else if (end - s >= 2 && s[0] == '/' && s[1] == '/') {
+			/* a comment to the line's end, unless a backslash carries it on */
+			return end[-1] == '\\' ? -1 : inc;
+		} else if (*s == '#' && !inc) {
+			for (s++; s < end && (*s == ' ' || *s == '\t'); s++)
+				;
+			if (end - s < 7 || memcmp(s, "include", 7))
+				return -1;
+			for (s += 7; s < end && (*s == ' ' || *s == '\t'); s++)
+				;
+			if (s == end || *s != '<')
+				return -1;
+			while (s < end && *s != '>' && *s != '"' && *s != '\\')
+				s++;
+			if (s == end || *s != '>')
+				return -1;
+			s++;
+			inc = 1;
+		} else {
+			return -1;
+		}
+	}
+	return inc;
+}
+
+size_t
+nv_pch_preamble(const char *path, char **text)
+{
+	enum { MAX = 1 << 16 };
+	char *buf = xmalloc(MAX);
+	size_t n = 0, r, at = 0, bytes = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), comment = 0, any = 0;
+
+	*text = NULL;
+	while (fd >= 0 && n < MAX && (r = (size_t)read(fd, buf + n, MAX - n)) > 0 && r != (size_t)-1)
+		n += r;
+	if (fd >= 0)
+		close(fd);
+	while (at < n) {
+		char *nl = memchr(buf + at, '\n', n - at);
+		int k;
+
+		if (!nl || memchr(buf + at, '\0', (size_t)(nl - (buf + at))))
+			break;
+		k = include_line(buf + at, (size_t)(nl - (buf + at)), &comment);
+		if (k < 0)
+			break;
+		any |= k;
+		at = (size_t)(nl - buf) + 1;
+		if (any && !comment)
+			bytes = at;
+	}
+	if (bytes)
+		*text = buf;
+	else
+		free(buf);
+	return bytes;
 }
 
 /* A dependency file's token as a path: "\ " is a space, "$$" a dollar. */
@@ -325,9 +412,12 @@ nv_pch_lock(struct nv_pch *p)
 		return -1;
 	close(fd);
 	p->held = 1;
-	/* the header's source: empty, so the header is what the command includes */
+	/* the header's source: empty, so the header is what the command
+	 * includes; or the preamble */
 	fd = open(p->src, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0) {
+	if (fd < 0 || (p->bytes && write(fd, p->preamble, p->bytes) != (ssize_t)p->bytes)) {
+		if (fd >= 0)
+			close(fd);
 		nv_pch_abandon(p);
 		return -1;
 	}
@@ -429,11 +519,23 @@ escape(const char *path)
 	return s;
 }
 
+/* The file a dependency token names, as (device, inode); 0 when none. */
+static int
+file_id(const char *tok, struct stat *st)
+{
+	char *path = unescape(tok);
+	int ok = stat(path, st) == 0;
+
+	free(path);
+	return ok;
+}
+
 int
 nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input, int full, int phony)
 {
 	struct nv_strv got = { 0 }, from_pch = { 0 }, out = { 0 };
 	char *target = NULL, *tmp = NULL, *src = escape(input);
+	struct stat *ids = NULL;
 	int rc = -1;
 	FILE *fp;
 
@@ -445,9 +547,26 @@ nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input,
 	for (size_t i = 0; full && i < from_pch.n; i++)
 		if (!has(&out, from_pch.v[i]))
 			nv_strv_push(&out, from_pch.v[i]);
-	for (size_t i = 0; i < got.n; i++)
-		if (strcmp(got.v[i], p->src) && !has(&out, got.v[i]))
-			nv_strv_push(&out, got.v[i]);
+	ids = xcalloc(from_pch.n + 1, sizeof(*ids));
+	for (size_t k = 0; k < from_pch.n; k++)
+		if (!file_id(from_pch.v[k], &ids[k]))
+			ids[k].st_ino = 0;
+	for (size_t i = 0; i < got.n; i++) {
+		const char *tok = got.v[i];
+		struct stat st;
+
+		if (!strcmp(tok, p->src) || has(&out, tok))
+			continue;
+		/* a header of the entry, as clang names it from the entry (by
+		 * its full path): named as the compile without it names it */
+		for (size_t k = 0, ok = file_id(tok, &st); ok && k < from_pch.n; k++)
+			if (ids[k].st_ino && ids[k].st_ino == st.st_ino && ids[k].st_dev == st.st_dev) {
+				tok = from_pch.v[k];
+				break;
+			}
+		if (!has(&out, tok))
+			nv_strv_push(&out, tok);
+	}
 	tmp = xasprintf("%s.%ld", dep_file, (long)getpid());
 	if (!(fp = fopen(tmp, "w")))
 		goto done;
@@ -457,6 +576,7 @@ nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input,
 	else
 		rc = 0;
 done:
+	free(ids);
 	free(src);
 	free(target);
 	free(tmp);
@@ -469,6 +589,7 @@ done:
 struct entry {
 	char *key;
 	time_t used;
+	long long size;
 };
 
 static int
@@ -491,14 +612,55 @@ nv_pch_seen(const struct nv_pch *p)
 	return seen;
 }
 
+long long
+nv_pch_budget(void)
+{
+	const char *env = getenv("NVCC_LITE_CACHE_SIZE");
+	char *end;
+	long long n;
+
+	if (!env || !*env)
+		return 2LL << 30;
+	errno = 0;
+	n = strtoll(env, &end, 10);
+	if (errno || n < 0 || end == env)
+		return 2LL << 30;
+	switch (*end) {
+	case 'G': case 'g': n <<= 10; /* fall through */
+	case 'M': case 'm': n <<= 10; /* fall through */
+	case 'K': case 'k': n <<= 10; end++; break;
+	default: break;
+	}
+	return *end ? 2LL << 30 : n;
+}
+
+/* The bytes of an entry's files. */
+static long long
+entry_size(const char *key)
+{
+	static const char *const ext[] = { ".pch", ".list", ".cu" };
+	long long n = 0;
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext); i++) {
+		char *f = xasprintf("%s%s", key, ext[i]);
+		struct stat st;
+
+		if (stat(f, &st) == 0)
+			n += st.st_size;
+		free(f);
+	}
+	return n;
+}
+
 void
-nv_pch_trim(const char *dir, size_t keep)
+nv_pch_trim(const char *dir, long long budget)
 {
 	DIR *d = opendir(dir);
 	struct entry *es = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	time_t now = time(NULL);
+	long long total = 0;
 
 	if (!d)
 		return;
@@ -528,12 +690,14 @@ nv_pch_trim(const char *dir, size_t keep)
 			es[n].used = stat(path, &st) == 0 ? st.st_mtime : now;
 		}
 		free(path);
-		es[n++].key = xasprintf("%s/%.*s", dir, (int)(len - 5), de->d_name);
+		es[n].key = xasprintf("%s/%.*s", dir, (int)(len - 5), de->d_name);
+		es[n].size = entry_size(es[n].key);
+		total += es[n++].size;
 	}
 	closedir(d);
 	qsort(es, n, sizeof(*es), by_use);
 	for (size_t i = 0; i < n; i++) {
-		if (n - i > keep && now - es[i].used > 600) {
+		if (total > budget && now - es[i].used > 600) {
 			char *f = xasprintf("%s.list", es[i].key);
 
 			unlink(f); /* the list first: without it the header is never used */
@@ -544,6 +708,7 @@ nv_pch_trim(const char *dir, size_t keep)
 			f = xasprintf("%s.cu", es[i].key);
 			unlink(f);
 			free(f);
+			total -= es[i].size;
 		}
 		free(es[i].key);
 	}
@@ -561,5 +726,6 @@ nv_pch_release(struct nv_pch *p)
 	free(p->lock);
 	free(p->tmp_pch);
 	free(p->tmp_deps);
+	free(p->preamble);
 	memset(p, 0, sizeof(*p));
 }

@@ -17,6 +17,13 @@
  *   DIR/fe-KEY.seen   the host side's entry: its flag set was compiled once
  *
  * KEY hashes nvcc-lite's version, clang's identity and the command.
+ *
+ * Two kinds of entry: the command's (its source empty: the headers every
+ * source of the command includes first), and a source's preamble's (its
+ * source the leading `#include <...>` lines of one source, with the
+ * comments among them; KEY hashes those bytes too).  A compile with a
+ * preamble's entry skips those bytes of its source (clang's
+ * -preamble-bytes), so nothing is read twice.
  */
 #include <stddef.h>
 
@@ -24,6 +31,8 @@ struct nv_pch {
 	char *dir, *key;
 	char *pch, *list, *src, *lock;
 	char *tmp_pch, *tmp_deps;       /* the build's outputs, renamed in on success */
+	char *preamble;                 /* a preamble's entry: its text, */
+	size_t bytes;                   /* its length; NULL and 0 for the command's */
 	int held;                       /* we hold the lock */
 };
 
@@ -32,8 +41,16 @@ struct nv_pch {
  * none to be had (unset, not a directory, not writable). */
 char *nv_pch_dir(void);
 /* Name the cache entry of the front-end command argv (clang first, without
- * input, output or dependency flags) in dir. */
-void nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv);
+ * input, output or dependency flags) in dir; with preamble (bytes long),
+ * the entry of that preamble under the command. */
+void nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const char *preamble,
+                 size_t bytes);
+/* The preamble of the source at path: its first bytes, up to the end of a
+ * line, that hold nothing but `#include <...>` lines, blank lines and
+ * comments (at least one include), in *text; its length, 0 when it has
+ * none.  Quoted includes end it: they are found beside the source, and the
+ * entry is built elsewhere. */
+size_t nv_pch_preamble(const char *path, char **text);
 /* 1 when the entry is there and every file it was built from is as it was;
  * *off set when the entry says these headers are not cached. */
 int nv_pch_fresh(const struct nv_pch *p, int *off);
@@ -58,9 +75,12 @@ void nv_pch_abandon(struct nv_pch *p);
  * else -MMD; phony: -MP.  0, or -1 if it cannot be rewritten. */
 int nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input, int full,
                     int phony);
-/* Keep at most keep entries, dropping the least recently used (never one
- * used in the last ten minutes). */
-void nv_pch_trim(const char *dir, size_t keep);
+/* The cache's size limit in bytes: $NVCC_LITE_CACHE_SIZE (a count with
+ * an optional K, M or G), else 2 GiB. */
+long long nv_pch_budget(void);
+/* Keep the entries within budget bytes, dropping the least recently used
+ * first (never one used in the last ten minutes). */
+void nv_pch_trim(const char *dir, long long budget);
 void nv_pch_release(struct nv_pch *p);
 
 #endif

@@ -230,3 +230,135 @@ EOF2
 	[ "$(entries_in cache)" -eq 0 ]
 	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*' -o -name '*.list')" ]
 }
+
+# A source whose first lines include headers found on -I: its preamble.
+preamble_source() {
+	mkdir -p inc
+	printf '#ifndef A_H\n#define A_H\n#define N 4\n#endif\n' >inc/a.h
+	# no include guard: read twice, it would be an error
+	printf 'struct two { float v; };\n' >inc/two.h
+	echo '#define Q 1' >q.h
+	printf '// leading\n#include <a.h>\n/* block\n comment */ #include <two.h>\n#include "q.h"\n' >k.cu
+	printf '__global__ void k(two *p) { p[threadIdx.x].v += N * Q; }\n' >>k.cu
+}
+
+@test "a source's leading <includes> get an entry of their own from its second compile, read once, the PTX the same bytes" {
+	preamble_source
+	nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc k.cu -o plain.ptx
+	# the first compile: the command's entry only
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc k.cu -o 1.ptx
+	assert_success
+	[ "$(grep -c -- '-emit-pch' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	! grep -q -- '-preamble-bytes' <<<"$stderr" || fail "a preamble entry on first use"
+	# the second: the preamble's entry is built and used
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc k.cu -o 2.ptx
+	assert_success
+	grep -q -- '-emit-pch' <<<"$stderr" || fail "no preamble entry built: $stderr"
+	[ "$(entries_in cache)" -eq 2 ]
+	# the third uses it: the four lines before the quoted include are skipped
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc k.cu -o 3.ptx
+	assert_success
+	! grep -q -- '-emit-pch' <<<"$stderr" || fail "built again"
+	fe_cmd | grep -q -- "-include-pch $NVCC_LITE_CACHE_DIR/fe-.* -Xclang -preamble-bytes=$(head -4 k.cu | wc -c),1 " ||
+		fail "not used: $(fe_cmd)"
+	for i in 1 2 3; do cmp plain.ptx $i.ptx; done
+	# a new body keeps the entry; a changed header in it is seen at once
+	sed -i 's/N \* Q/N * Q * 2.0f/' k.cu
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc k.cu -o 4.ptx
+	! grep -q -- '-emit-pch' <<<"$stderr" || fail "a body's edit rebuilt the entry"
+	grep -q -- '-preamble-bytes' <<<"$stderr" || fail "a body's edit dropped the entry"
+	nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc k.cu -o plain4.ptx
+	cmp plain4.ptx 4.ptx
+	printf '#ifndef A_H\n#define A_H\n#define N 5\n#endif\n' >inc/a.h
+	nvcc-lite -ptx -arch=sm_90 -Iinc k.cu -o 5.ptx
+	nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc k.cu -o plain5.ptx
+	cmp plain5.ptx 5.ptx
+	! cmp -s plain4.ptx 5.ptx || fail "the old header was used"
+}
+
+@test "a preamble is only <includes>, blank lines and comments, up to a line's end" {
+	mkdir inc
+	for h in a b c; do printf '#pragma once\n#define HEADER_%s 1\n' "$h" >inc/$h.h; done
+	body='__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }'
+	# source | lines of its preamble (0: none)
+	cases=(
+		"#include <a.h>\n#include <b.h>\n\n$body|3"
+		"  #  include<a.h> // c\n/* x */ #include <b.h> /* y\n */\n#include \"c.h\"\n$body|3"
+		"#include \"c.h\"\n#include <a.h>\n$body|0"
+		"#define X 1\n#include <a.h>\n$body|0"
+		"#include <a.h>\n#include <b.h> \\\\\n\n$body|1"
+		"#include <a.h>\n#ifdef X\n#include <b.h>\n#endif\n$body|1"
+		"#include <a.h>\n// a comment that goes on \\\\\n#include <b.h>\n$body|1"
+		"#include <a.h> int x;\n$body|0"
+	)
+	cp inc/c.h .
+	for c in "${cases[@]}"; do
+		printf "${c%|*}\n" >k.cu
+		want=${c##*|}
+		for i in 1 2 3; do
+			run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc k.cu -o k.ptx
+			assert_success
+		done
+		if [ "$want" -eq 0 ]; then
+			! fe_cmd | grep -q -- '-preamble-bytes' || fail "$(cat k.cu): a preamble: $(fe_cmd)"
+		else
+			fe_cmd | grep -q -- "-preamble-bytes=$(head -"$want" k.cu | wc -c),1 " ||
+				fail "$(cat k.cu): want $want lines: $(fe_cmd)"
+		fi
+	done
+}
+
+@test "with a preamble's entry, diagnostics keep their lines and dependency files their bytes" {
+	preamble_source
+	printf '#warning "in the body"\n' >>k.cu
+	nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc k.cu -o plain.ptx 2>plain.err
+	grep -q 'k.cu:7:2: warning: "in the body"' plain.err || fail "$(cat plain.err)"
+	for m in -MD -MMD "-MD -MP" "-MMD -MP"; do
+		nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc $m k.cu -o k.ptx 2>/dev/null
+		mv k.d plain.d
+		for i in 1 2 3; do
+			nvcc-lite -ptx -arch=sm_90 -Iinc $m k.cu -o k.ptx 2>$i.err
+			diff plain.err $i.err || fail "$m: compile $i's diagnostics differ"
+			run diff plain.d k.d
+			[ "$status" -eq 0 ] || fail "$m: compile $i (< without, > with the cache) $output"
+		done
+		nvcc-lite -ptx -v -arch=sm_90 -Iinc $m k.cu -o k.ptx 2>&1 | grep -q -- '-preamble-bytes' ||
+			fail "$m: the preamble's entry was not used"
+	done
+	grep -q 'inc/a.h' k.d && grep -q 'inc/two.h' k.d && grep -q 'q.h' k.d
+	# an error in the body: one line, at its place
+	printf 'int broken = ;\n' >>k.cu
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -Iinc k.cu -o k.ptx
+	assert_failure 1
+	[ "$(grep -c ': error: ' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	grep -q 'k.cu:8:14: error: expected expression' <<<"$stderr" || fail "$stderr"
+}
+
+@test "-include FILE takes no preamble's entry: the file comes before the preamble" {
+	preamble_source
+	printf '#define N 9\n' >n.h
+	sed -i 's/#define N 4/#ifndef N\n#define N 4\n#endif/' inc/a.h
+	nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc -include n.h k.cu -o plain.ptx
+	for pass in 1 2 3; do
+		run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc -include n.h k.cu -o $pass.ptx
+		assert_success
+		! grep -q -- '-preamble-bytes' <<<"$stderr" || fail "compile $pass took a preamble's entry"
+		cmp plain.ptx $pass.ptx
+	done
+	grep -q '0f41100000' plain.ptx || fail "N is not 9: $(grep add plain.ptx)"
+}
+
+@test "the cache keeps within NVCC_LITE_CACHE_SIZE, dropping what was used longest ago, never what is in use" {
+	preamble_source
+	for i in 1 2; do nvcc-lite -ptx -arch=sm_90 -Iinc k.cu -o k.ptx; done
+	[ "$(entries_in cache)" -eq 2 ]
+	# entries an hour old, then a new one over a budget of 1 KiB: the old go
+	find cache -name 'fe-*' -exec touch -d '1 hour ago' {} +
+	for i in 1 2; do NVCC_LITE_CACHE_SIZE=1K nvcc-lite -ptx -arch=sm_90 -Iinc -DCACHE_TEST=1 k.cu -o x.ptx; done
+	[ "$(entries_in cache)" -eq 2 ] || fail "$(ls cache)"
+	[ -z "$(find cache -name 'fe-*.pch' -mmin +30)" ] || fail "an old entry was kept"
+	# within the default budget nothing goes
+	for i in 1 2; do nvcc-lite -ptx -arch=sm_90 -Iinc -DCACHE_TEST=2 k.cu -o x.ptx; done
+	[ "$(entries_in cache)" -eq 4 ]
+	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*')" ]
+}

@@ -295,21 +295,36 @@ need_cuda() {
 	nm build/CMakeFiles/app.dir/k.cu.o | grep -q '__cuda_register_globals'
 }
 
-@test "-c's host compile has a header cache entry of its own, built on second use, and the object is the same bytes without it" {
+@test "-c's host compile has header cache entries of its own, built on second use, and the object is the same bytes without them" {
 	need_cuda
 	export NVCC_LITE_CACHE_DIR=$PWD/cache
 	nvcc-lite -c -arch=sm_90 k.cu -o first.o
-	# a flag set's first compile marks the host entry seen and builds none
+	# the first compile builds the device side's command entry and marks
+	# the source's preamble (#include <cstdio>), device and host, and the
+	# host's command entry seen
 	assert_equal "$(ls cache/*.pch | wc -l)" 1
-	assert_equal "$(ls cache/*.seen | wc -l)" 1
+	assert_equal "$(ls cache/*.seen | wc -l)" 3
+	run --separate-stderr nvcc-lite -v -c -arch=sm_90 k.cu -o second.o
+	assert_success
+	assert_equal "$(ls cache/*.pch | wc -l)" 3
 	run --separate-stderr nvcc-lite -v -c -arch=sm_90 k.cu -o cached.o
 	assert_success
-	printf '%s\n' "$stderr" | grep -- '--cuda-host-only' | grep -q -- '-include-pch'
-	printf '%s\n' "$stderr" | grep -- '--cuda-device-only' | grep -q -- '-include-pch'
-	assert_equal "$(ls cache/*.pch | wc -l)" 2
+	! grep -q -- '-emit-pch' <<<"$stderr" || fail "built again: $stderr"
+	for side in --cuda-host-only --cuda-device-only; do
+		printf '%s\n' "$stderr" | grep -- "$side" | grep -q -- '-include-pch .* -preamble-bytes=18,1' ||
+			fail "$side: no preamble entry: $stderr"
+	done
 	nvcc-lite -no-cache -c -arch=sm_90 k.cu -o plain.o
 	cmp cached.o plain.o
+	cmp second.o plain.o
 	cmp first.o plain.o
+	# the command's host entry, for a source without a preamble
+	sed 1d k.cu >n.cu
+	nvcc-lite -c -arch=sm_90 -include cstdio n.cu -o n1.o
+	run --separate-stderr nvcc-lite -v -c -arch=sm_90 -include cstdio n.cu -o n2.o
+	printf '%s\n' "$stderr" | grep -- '--cuda-host-only' | grep -v -- '-emit-pch' | grep -q -- '-include-pch'
+	nvcc-lite -no-cache -c -arch=sm_90 -include cstdio n.cu -o n.o
+	cmp n.o n2.o
 }
 
 @test "-lib archives the objects of its inputs, and a program links against the library" {
