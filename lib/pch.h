@@ -3,27 +3,28 @@
 /*
  * pch: the front end's header cache.  Every CUDA source begins with the
  * same headers (clang's CUDA wrappers, CUDA's runtime headers and
- * nvcc_compat.h), and parsing them is most of what clang-22 spends on a
- * small file.  A precompiled header of them, one per front-end command, is
- * built on first use and kept in a cache directory:
+ * nvcc_compat.h), then its own (the C++ library, a project's helpers), and
+ * parsing them is most of what clang-22 spends on a file.  Precompiled
+ * headers of them are kept in a cache directory:
  *
  *   DIR/fe-KEY.pch    the precompiled header
  *   DIR/fe-KEY.list   "nv-pch 1", then "MTIME_NS SIZE PATH" for every file
  *                     it was built from, as clang checks them when it loads
  *                     the header; "nv-pch 1 off": these headers are not
  *                     cached (building them printed a diagnostic)
- *   DIR/fe-KEY.cu     its source, empty
+ *   DIR/fe-KEY.cu     its source
  *   DIR/fe-KEY.lock   held while one compile builds it (others go without)
- *   DIR/fe-KEY.seen   the host side's entry: its flag set was compiled once
+ *   DIR/fe-KEY.seen   an entry built on second use (a preamble's, the host
+ *                     side's): compiled once
  *
  * KEY hashes nvcc-lite's version, clang's identity and the command.
  *
- * Two kinds of entry: the command's (its source empty: the headers every
- * source of the command includes first), and a source's preamble's (its
- * source the leading `#include <...>` lines of one source, with the
- * comments among them; KEY hashes those bytes too).  A compile with a
- * preamble's entry skips those bytes of its source (clang's
- * -preamble-bytes), so nothing is read twice.
+ * Two kinds of entry: the command's, built on first use (its source empty:
+ * the headers every source of the command includes first), and a source's
+ * preamble's, built on second use (its source the leading `#include <...>`
+ * lines of one source, with the comments among them; KEY hashes those
+ * bytes too).  A compile with a preamble's entry skips those bytes of its
+ * source (clang's -preamble-bytes), so nothing is read twice.
  */
 #include <stddef.h>
 
