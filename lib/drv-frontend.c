@@ -324,6 +324,9 @@ build_entry(const struct nv_job *j, struct nv_pch *pch, struct nv_strv *av, cons
 	nv_drv_sig_paths(paths);
 	nv_strv_push(av, "-Xclang");
 	nv_strv_push(av, "-emit-pch");
+	/* the headers' pending template instantiations done once, here,
+	 * not again at the end of every compile that uses the entry */
+	nv_strv_push(av, "-fpch-instantiate-templates");
 	nv_strv_push(av, "-MD");
 	nv_strv_push(av, "-MF");
 	nv_strv_push(av, pch->tmp_deps);
