@@ -325,8 +325,10 @@ build_entry(const struct nv_job *j, struct nv_pch *pch, struct nv_strv *av, cons
 	nv_strv_push(av, "-Xclang");
 	nv_strv_push(av, "-emit-pch");
 	/* the headers' pending template instantiations done once, here,
-	 * not again at the end of every compile that uses the entry */
-	nv_strv_push(av, "-fpch-instantiate-templates");
+	 * not again at the end of every compile that uses the entry; not on
+	 * the host side, where it changes the order of the object's contents */
+	if (!host)
+		nv_strv_push(av, "-fpch-instantiate-templates");
 	nv_strv_push(av, "-MD");
 	nv_strv_push(av, "-MF");
 	nv_strv_push(av, pch->tmp_deps);
@@ -379,45 +381,55 @@ user_include(void)
 
 /* The header cache's entry for this build: the source's preamble's when
  * fresh or when this is the second compile of that preamble under this
- * command; else the command's, used when fresh, else built now unless
- * another compile is building it (then this one goes without).  Nothing
- * here fails the build: without a cache it is only slower.  A build that
- * prints anything (a warning in a header) is not cached, so the warning is
- * not lost on the next compile. */
+ * command (chained on the command's); else the command's, used when fresh,
+ * else built now unless another compile is building it (then this one goes
+ * without).  Nothing here fails the build: without a cache it is only
+ * slower.  A build that prints anything (a warning in a header) is not
+ * cached, so the warning is not lost on the next compile. */
 const char *
 nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch, const char *err,
                     struct nv_strv *paths, int host)
 {
-	char *cache, *text;
-	size_t bytes;
-	int off = 0;
+	struct nv_pch pre = { 0 };
+	struct nv_strv *av = NULL;
+	char *cache, *text = NULL;
+	size_t bytes = 0;
+	int off = 0, ok;
 
 	if (nv_drv.no_cache || !(cache = nv_pch_dir()))
 		return NULL;
-	if (!user_include() && strcmp(j->input, "-") &&
-	    (bytes = nv_pch_preamble(j->input, &text))) {
-		struct nv_strv *av = front_end_flags(dir, j->arch, 1, host);
-
-		nv_pch_init(pch, cache, av->v, text, bytes);
-		free(text);
-		if (nv_pch_fresh(pch, &off) && !off) {
-			free(cache);
-			return pch->pch;
-		}
-		if (!off && !nv_drv.dryrun && nv_pch_seen(pch) && !nv_pch_lock(pch) &&
-		    !build_entry(j, pch, av, err, paths, host)) {
-			free(cache);
-			return pch->pch;
-		}
-		nv_pch_release(pch);
-	}
 	nv_pch_init(pch, cache, front_end_flags(dir, j->arch, 0, host)->v, NULL, 0);
+	if (!user_include() && strcmp(j->input, "-") && (bytes = nv_pch_preamble(j->input, &text))) {
+		av = front_end_flags(dir, j->arch, 1, host);
+		nv_strv_push(av, "-include-pch");
+		nv_strv_push(av, pch->pch);
+		nv_pch_init(&pre, cache, av->v, text, bytes);
+		nv_pch_chain(&pre, pch);
+		free(text);
+	}
 	free(cache);
 	if (nv_pch_fresh(pch, &off))
-		return off ? NULL : pch->pch;
+		ok = !off;
 	/* the host side's entry is built on its flag set's second compile */
-	if (nv_drv.dryrun || (host && !nv_pch_seen(pch)) || nv_pch_lock(pch))
-		return NULL;
-	return build_entry(j, pch, front_end_flags(dir, j->arch, 0, host), err, paths, host) ? NULL
-	                                                                                     : pch->pch;
+	else if (nv_drv.dryrun || (host && !nv_pch_seen(pch)) || nv_pch_lock(pch))
+		ok = 0;
+	else
+		ok = !build_entry(j, pch, front_end_flags(dir, j->arch, 0, host), err, paths, host);
+	if (bytes) {
+		int pre_off = 0;
+
+		if (ok && nv_pch_fresh(&pre, &pre_off) && !pre_off) {
+			nv_pch_release(pch);
+			*pch = pre;
+			return pch->pch;
+		}
+		if (!pre_off && !nv_drv.dryrun && nv_pch_seen(&pre) && ok && !nv_pch_lock(&pre) &&
+		    !build_entry(j, &pre, av, err, paths, host)) {
+			nv_pch_release(pch);
+			*pch = pre;
+			return pch->pch;
+		}
+		nv_pch_release(&pre);
+	}
+	return ok ? pch->pch : NULL;
 }

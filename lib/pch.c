@@ -361,7 +361,9 @@ read_list(const struct nv_pch *p, struct nv_strv *toks, int check, int *off)
 			ok = 0;
 			break;
 		}
-		if (toks)
+		/* the cache's own files (a chained entry's base) are checked,
+		 * never dependencies */
+		if (toks && strncmp(line + at, p->dir, strlen(p->dir)))
 			nv_strv_push(toks, line + at);
 		if (!check)
 			continue;
@@ -388,8 +390,9 @@ nv_pch_fresh(const struct nv_pch *p, int *off)
 		return 1;
 	if (stat(p->pch, &st))
 		return 0;
-	/* used: nv_pch_trim drops the entries used longest ago */
-	utimensat(AT_FDCWD, p->pch, NULL, 0);
+	/* used: nv_pch_trim drops the entries used longest ago (the list's
+	 * time: the header's is checked by the entries chained on it) */
+	utimensat(AT_FDCWD, p->list, NULL, 0);
 	return 1;
 }
 
@@ -425,11 +428,26 @@ nv_pch_lock(struct nv_pch *p)
 	return 0;
 }
 
-/* The list of the build's dependency file: every file but the source. */
+static void
+put_file(FILE *fp, const char *tok)
+{
+	char *path = unescape(tok);
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		fprintf(fp, "%lld.%09ld %lld %s\n", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		        (long long)st.st_size, tok);
+	free(path);
+}
+
+/* The list of the build's dependency file: every file but the source.  A
+ * chained entry's starts with its base's list (in the order the headers
+ * were included, as the base's build gave it) and ends with the base's
+ * header itself, which clang checks too. */
 static int
 write_list(const struct nv_pch *p, int off)
 {
-	struct nv_strv toks = { 0 };
+	struct nv_strv toks = { 0 }, base = { 0 };
 	char *tmp = xasprintf("%s.%ld", p->list, (long)getpid());
 	FILE *fp;
 	int rc = -1;
@@ -437,15 +455,35 @@ write_list(const struct nv_pch *p, int off)
 	if (read_deps(p->tmp_deps, &toks, NULL) || !(fp = fopen(tmp, "w")))
 		goto out;
 	fprintf(fp, "%s%s\n", LIST_MAGIC, off ? " off" : "");
+	if (p->base_list) {
+		FILE *in = fopen(p->base_list, "r");
+		char line[8192];
+		long long sec, nsec, size;
+		int at = 0;
+
+		if (!in || !fgets(line, sizeof(line), in) || strcmp(line, LIST_MAGIC "\n")) {
+			if (in)
+				fclose(in);
+			fclose(fp);
+			goto out;
+		}
+		while (fgets(line, sizeof(line), in)) {
+			fputs(line, fp);
+			line[strcspn(line, "\n")] = '\0';
+			if (sscanf(line, "%lld.%lld %lld %n", &sec, &nsec, &size, &at) == 3 && at)
+				nv_strv_push(&base, line + at);
+		}
+		fclose(in);
+	}
 	for (size_t i = 0; i < toks.n; i++) {
 		char *path = unescape(toks.v[i]);
-		struct stat st;
 
-		if (strcmp(path, p->src) && stat(path, &st) == 0)
-			fprintf(fp, "%lld.%09ld %lld %s\n", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-			        (long long)st.st_size, toks.v[i]);
+		if (strcmp(path, p->src) && (!p->base_src || strcmp(path, p->base_src)) && !has(&base, toks.v[i]))
+			put_file(fp, toks.v[i]);
 		free(path);
 	}
+	if (p->base_pch)
+		put_file(fp, p->base_pch);
 	rc = fclose(fp) ? -1 : 0;
 	if (!rc && (off || rename(p->tmp_pch, p->pch) == 0))
 		rc = rename(tmp, p->list);
@@ -456,7 +494,16 @@ out:
 		unlink(tmp);
 	free(tmp);
 	nv_strv_free(&toks);
+	nv_strv_free(&base);
 	return rc;
+}
+
+void
+nv_pch_chain(struct nv_pch *p, const struct nv_pch *base)
+{
+	p->base_pch = xstrdup(base->pch);
+	p->base_list = xstrdup(base->list);
+	p->base_src = xstrdup(base->src);
 }
 
 int
@@ -555,8 +602,8 @@ nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input,
 		const char *tok = got.v[i];
 		struct stat st;
 
-		if (!strcmp(tok, p->src) || has(&out, tok))
-			continue;
+		if (!strncmp(tok, p->dir, strlen(p->dir)) || has(&out, tok))
+			continue; /* the cache's own files are no dependencies */
 		/* a header of the entry, as clang names it from the entry (by
 		 * its full path): named as the compile without it names it */
 		for (size_t k = 0, ok = file_id(tok, &st); ok && k < from_pch.n; k++)
@@ -679,16 +726,10 @@ nv_pch_trim(const char *dir, long long budget)
 		}
 		if (strncmp(de->d_name, "fe-", 3) || len < 8 || strcmp(de->d_name + len - 5, ".list"))
 			continue;
-		path = xasprintf("%s/%.*s.pch", dir, (int)(len - 5), de->d_name);
 		if (n == cap)
 			es = xrealloc(es, (cap = cap ? cap * 2 : 32) * sizeof(*es));
-		/* an entry without a header (an "off" one) counts as its list's age */
-		es[n].used = stat(path, &st) == 0 ? st.st_mtime : 0;
-		if (!es[n].used) {
-			free(path);
-			path = xasprintf("%s/%s", dir, de->d_name);
-			es[n].used = stat(path, &st) == 0 ? st.st_mtime : now;
-		}
+		path = xasprintf("%s/%s", dir, de->d_name);
+		es[n].used = stat(path, &st) == 0 ? st.st_mtime : now;
 		free(path);
 		es[n].key = xasprintf("%s/%.*s", dir, (int)(len - 5), de->d_name);
 		es[n].size = entry_size(es[n].key);
@@ -727,5 +768,8 @@ nv_pch_release(struct nv_pch *p)
 	free(p->tmp_pch);
 	free(p->tmp_deps);
 	free(p->preamble);
+	free(p->base_pch);
+	free(p->base_list);
+	free(p->base_src);
 	memset(p, 0, sizeof(*p));
 }

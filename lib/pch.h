@@ -23,8 +23,9 @@
  * the headers every source of the command includes first), and a source's
  * preamble's, built on second use (its source the leading `#include <...>`
  * lines of one source, with the comments among them; KEY hashes those
- * bytes too).  A compile with a preamble's entry skips those bytes of its
- * source (clang's -preamble-bytes), so nothing is read twice.
+ * bytes too), chained on the command's (it holds only what that one does
+ * not).  A compile with a preamble's entry skips those bytes of its source
+ * (clang's -preamble-bytes), so nothing is read twice.
  */
 #include <stddef.h>
 
@@ -34,6 +35,7 @@ struct nv_pch {
 	char *tmp_pch, *tmp_deps;       /* the build's outputs, renamed in on success */
 	char *preamble;                 /* a preamble's entry: its text, */
 	size_t bytes;                   /* its length; NULL and 0 for the command's */
+	char *base_pch, *base_list, *base_src; /* a chained entry's base */
 	int held;                       /* we hold the lock */
 };
 
@@ -46,6 +48,10 @@ char *nv_pch_dir(void);
  * the entry of that preamble under the command. */
 void nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const char *preamble,
                  size_t bytes);
+/* Make p an entry chained on base: built with base's header included
+ * (-include-pch), it holds only what base does not, lists base's files
+ * first, and is stale when base is. */
+void nv_pch_chain(struct nv_pch *p, const struct nv_pch *base);
 /* The preamble of the source at path: its first bytes, up to the end of a
  * line, that hold nothing but `#include <...>` lines, blank lines and
  * comments (at least one include), in *text; its length, 0 when it has
