@@ -362,3 +362,23 @@ preamble_source() {
 	[ "$(entries_in cache)" -eq 4 ]
 	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*')" ]
 }
+
+@test "a preamble's entry is chained on the command's: it holds only its own headers, and goes stale with it" {
+	preamble_source
+	echo '#define SCALE 3.0f' >inc/scale.h
+	sed -i 's/N \* Q/N * Q * SCALE/' k.cu
+	X=(-Xclang -include -Xclang inc/scale.h)
+	for pass in 1 2 3; do nvcc-lite -ptx -arch=sm_90 -Iinc "${X[@]}" k.cu -o $pass.ptx; done
+	[ "$(entries_in cache)" -eq 2 ]
+	small=$(find cache -name 'fe-*.pch' -size -100k | wc -l)
+	[ "$small" -eq 1 ] || fail "the preamble's entry is not the command's delta: $(ls -l cache)"
+	# the command's header changes: both entries are rebuilt, the PTX follows
+	echo '#define SCALE 5.0f' >inc/scale.h
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc "${X[@]}" k.cu -o 4.ptx
+	assert_success
+	[ "$(grep -c -- '-emit-pch' <<<"$stderr")" -eq 2 ] || fail "$stderr"
+	fe_cmd | grep -q -- '-preamble-bytes' || fail "$(fe_cmd)"
+	nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc "${X[@]}" k.cu -o plain.ptx
+	cmp plain.ptx 4.ptx
+	grep -q '0f41A00000' 4.ptx || fail "not 4 * 1 * 5.0f: $(grep -i 'f32' 4.ptx)"
+}
