@@ -37,6 +37,8 @@ setup() {
 	assert_failure
 	assert_output --partial "FAIL c seed"
 	assert_output --partial "reproduce: csmith --seed"
+	# the reproducer runs lli as the harness did
+	assert_output --regexp "reproduce: csmith --seed .* && lli -jit-kind=mcjit -O0 in.bc; .* && lli -jit-kind=mcjit -O0 out.bc"
 	assert_line --regexp '^  broken +4 +[1-9][0-9]* +[1-4]$'
 }
 
