@@ -32,12 +32,18 @@ setup() {
 	# a stage that turns every add into a sub must be caught
 	sed 's/^	"reflect|.*/	"broken|c fp|llvm-dis \\$in -o - | sed s\/add\\\\ i32\/sub\\\\ i32\/ | llvm-as -o \\$out"/' \
 		"$TOP/t/csmith.sh" >"$BATS_TEST_TMPDIR/broken.sh"
-	grep -q '"broken|' "$BATS_TEST_TMPDIR/broken.sh"
-	run env CSMITH_TOP="$TOP" bash "$BATS_TEST_TMPDIR/broken.sh" -n 2 -s 1 -c broken
+	# twice: the second makes the same module, whose run is remembered
+	sed -i '/^	"broken|/{p;s/"broken|/"broken-again|/}' "$BATS_TEST_TMPDIR/broken.sh"
+	grep -q '"broken-again|' "$BATS_TEST_TMPDIR/broken.sh"
+	run env CSMITH_TOP="$TOP" bash "$BATS_TEST_TMPDIR/broken.sh" -n 2 -s 1 -c broken -c broken-again
 	assert_failure
 	assert_output --partial "FAIL c seed"
-	assert_output --partial "reproduce: csmith --seed"
+	assert_output --regexp "FAIL c seed [12] config broken-again:"
+	# the reproducer runs lli as the harness did
+	assert_output --regexp "reproduce: csmith --seed .* && lli -jit-kind=mcjit -O0 in.bc; .* && lli -jit-kind=mcjit -O0 out.bc"
 	assert_line --regexp '^  broken +4 +[1-9][0-9]* +[1-4]$'
+	n=$(grep -oE '^  broken +4 +[0-9]+ +[1-4]$' <<<"$output" | awk '{ print $4 }')
+	assert_line --regexp "^  broken-again +4 +[1-9][0-9]* +$n\$"
 }
 
 @test "a configuration that transforms nothing fails the run" {
