@@ -76,7 +76,10 @@ entries() {
 
 # kernel_insts PTX: "ENTRY INSTRUCTIONS" for each .entry: the statements of
 # its body (bench/run.sh's count, but a statement over several lines, as
-# call.uni is printed, counts once).
+# call.uni is printed, counts once).  Inline assembly opens and closes its
+# own blocks on the lines of its statements ("{.reg .f16 low;" ...
+# "mov.b32 %r1, {low,low};}"): a brace that opens a line or closes one
+# after its statement is a block's, one inside a statement an operand's.
 kernel_insts() {
 	awk '
 	{ sub(/\/\/.*/, ""); gsub(/^[ \t]+|[ \t]+$/, "") }
@@ -86,13 +89,18 @@ kernel_insts() {
 		n[cur] = 0; order[++nk] = cur; next
 	}
 	depth == 0 && /\.func[ \t]/ { cur = ""; next }
-	/^\{/ { depth++; st = ""; next }
-	/^\}/ { depth--; st = ""; if (depth == 0) cur = ""; next }
-	/:$/ { st = ""; next }
-	depth > 0 && cur != "" {
+	{
+		for (opn = 0; substr($0, 1, 1) == "{"; opn++) { $0 = substr($0, 2); sub(/^[ \t]+/, "") }
+		for (cls = 0; $0 == "}" || $0 ~ /;[ \t]*}$/; cls++) sub(/[ \t]*}$/, "")
+		depth += opn
+		if (opn) st = ""
+	}
+	$0 ~ /:$/ { st = "" }
+	$0 != "" && $0 !~ /:$/ && depth > 0 && cur != "" {
 		st = st == "" ? $0 : st " " $0
 		if (/;$/) { if (st !~ /^\./) n[cur]++; st = "" }
 	}
+	cls { depth -= cls; st = ""; if (depth == 0) cur = "" }
 	END { for (i = 1; i <= nk; i++) print order[i], n[order[i]] }' "$1"
 }
 
