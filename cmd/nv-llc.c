@@ -441,10 +441,10 @@ main(int argc, char **argv)
 	a = *nv_target_arch_or_die(arch);
 	if (ptx_isa > a.ptx)
 		a.ptx = (int)ptx_isa;
-	tm = nv_target_machine(&a, olevel);
 	ctx = LLVMContextCreate();
 	if (nv_io_read_module(ctx, cli.input[0], &m))
 		nv_exit(NV_EXIT_ERROR);
+	tm = nv_target_machine(&a, olevel, m);
 	rc = nv_target_adopt(m, tm);
 	if (!rc && maxreg)
 		limit_registers(m);
@@ -459,6 +459,19 @@ main(int argc, char **argv)
 	}
 	if (!rc)
 		drop_used_lists(m);
+	if (!rc && !start_after && nv_target_short_ptr(m)) {
+		LLVMValueRef f = olevel ? NULL : nv_memory_byval_device_fn(m);
+		size_t len;
+
+		if (f) {
+			nv_error("%s: -O0 code for '%s', a device function with a byval parameter, needs 64-bit "
+			         "local pointers (LLVM 22's NVPTX), and this module's are 32-bit; use -O1 or more",
+			         cli.input[0], LLVMGetValueName2(f, &len));
+			rc = -1;
+		} else {
+			nv_memory_copy_escaping_byval(m);
+		}
+	}
 	if (!rc && start_after) {
 		valid_local_names(m);
 		declarations_last(m);

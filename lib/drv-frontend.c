@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "driver.h"
 #include "pch.h"
+#include "pipeline.h"
 #include "proc.h"
 #include "target.h"
 #include "util.h"
@@ -148,6 +149,12 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 	} else {
 		nv_strv_push(av, "--cuda-device-only");
 		front_end_arch(av, arch);
+		/* cicc's 32-bit pointers into shared memory (LLVM's make constant
+		 * and local ones 32-bit too): a 64-bit one takes two registers
+		 * (lib/target.h).  Not for -O0 code, which LLVM 22 cannot make of
+		 * a device function's byval parameter with them. */
+		if (nv_pipe_olevel(nv_drv_pipe()) > 0)
+			nv_strv_push(av, "-fcuda-short-ptr");
 	}
 	nv_strv_push(av, "-nocudalib");
 	nv_strv_push(av, "-Wno-unknown-cuda-version");

@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "knobs.h"
 #include "ptrmap.h"
+#include "target.h"
 #include "typesize.h"
 #include "util.h"
 
@@ -486,4 +487,93 @@ nv_memory_convert_shared_once(LLVMModuleRef m)
 		LLVMDisposeBuilder(c.b);
 	}
 	return total;
+}
+
+/*
+ * Escaping byval parameters.  NVPTX reads a byval parameter of a device
+ * function with ld.param where every use is a load, and otherwise takes
+ * the parameter's address in local memory, which it cannot do with 32-bit
+ * local pointers.  The copy is what it would make of a kernel's.
+ */
+
+/* True if every use of p, through GEPs and casts, loads from it. */
+static int
+only_loaded(LLVMValueRef p, int depth)
+{
+	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef i = LLVMGetUser(u);
+
+		if (LLVMIsALoadInst(i))
+			continue;
+		if ((LLVMIsAGetElementPtrInst(i) || LLVMIsABitCastInst(i)) && LLVMGetOperand(i, 0) == p &&
+		    depth < 16 && only_loaded(i, depth + 1))
+			continue;
+		return 0;
+	}
+	return 1;
+}
+
+/* The alignment parameter i of f is given, else dflt. */
+static unsigned
+fn_param_align(LLVMValueRef f, unsigned i, unsigned dflt)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
+	LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, i + 1, kind);
+
+	return a ? (unsigned)LLVMGetEnumAttributeValue(a) : dflt;
+}
+
+unsigned
+nv_memory_copy_escaping_byval(LLVMModuleRef m)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5), copied = 0;
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		unsigned n = LLVMCountParams(f);
+
+		if (LLVMIsDeclaration(f) || nv_is_kernel(f))
+			continue;
+		for (unsigned i = 0; i < n; i++) {
+			LLVMAttributeRef at = LLVMGetEnumAttributeAtIndex(f, i + 1, byval);
+			LLVMValueRef arg = LLVMGetParam(f, i), copy, v;
+			LLVMTypeRef ty;
+			unsigned align;
+
+			if (!at || only_loaded(arg, 0))
+				continue;
+			ty = LLVMGetTypeAttributeValue(at);
+			align = fn_param_align(f, i, nv_type_align(m, ty));
+			LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(f)));
+			copy = LLVMBuildAlloca(b, ty, "");
+			LLVMSetAlignment(copy, align);
+			LLVMReplaceAllUsesWith(arg, copy);
+			/* a load of the whole, not a memcpy: at -O0 NVPTX would take
+			 * the address of a memcpy's source */
+			v = LLVMBuildLoad2(b, ty, arg, "");
+			LLVMSetAlignment(v, align);
+			LLVMSetAlignment(LLVMBuildStore(b, v, copy), align);
+			nv_remark(NV_REMARK_PASSED, "nv-llc", "ByvalCopied", copy,
+			          "parameter %u of a device function copied to a local: its address is taken", i);
+			copied++;
+		}
+	}
+	LLVMDisposeBuilder(b);
+	return copied;
+}
+
+LLVMValueRef
+nv_memory_byval_device_fn(LLVMModuleRef m)
+{
+	unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		if (LLVMIsDeclaration(f) || nv_is_kernel(f))
+			continue;
+		for (unsigned i = 0; i < LLVMCountParams(f); i++)
+			if (LLVMGetEnumAttributeAtIndex(f, i + 1, byval))
+				return f;
+	}
+	return NULL;
 }

@@ -27,4 +27,16 @@ unsigned nv_memory_lower_aggr_copies(LLVMModuleRef m);
  * A remark per function changed.  The number of conversions replaced. */
 unsigned nv_memory_convert_shared_once(LLVMModuleRef m);
 
+/* Over every device function (not kernel) of m: a byval parameter whose
+ * address is used other than to load from it is copied into a local of its
+ * own on entry, and those uses take the copy.  LLVM 22's NVPTX cannot take
+ * a parameter's address under 32-bit local pointers (a fatal "Copy one
+ * register into another with a different width"); nv-llc runs this on
+ * such modules before code generation.  The number of parameters copied. */
+unsigned nv_memory_copy_escaping_byval(LLVMModuleRef m);
+
+/* The first device function (not kernel) of m with a byval parameter, or
+ * NULL: at -O0 LLVM 22's NVPTX cannot read one under 32-bit local pointers. */
+LLVMValueRef nv_memory_byval_device_fn(LLVMModuleRef m);
+
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 
 #include "diag.h"
@@ -93,8 +94,26 @@ nv_target_init(void)
 	done = 1;
 }
 
+int
+nv_target_short_ptr(LLVMModuleRef m)
+{
+	return m && strstr(LLVMGetDataLayoutStr(m), "-p3:32:32") != NULL;
+}
+
+/* NVPTX reads -nvptx-short-ptr when it makes a target machine. */
+static void
+use_short_ptr(int on)
+{
+	static int cur;
+	const char *args[] = { "nv", on ? "-nvptx-short-ptr=true" : "-nvptx-short-ptr=false" };
+
+	if (on != cur)
+		LLVMParseCommandLineOptions(2, args, NULL);
+	cur = on;
+}
+
 LLVMTargetMachineRef
-nv_target_machine(const struct nv_arch *arch, int olevel)
+nv_target_machine(const struct nv_arch *arch, int olevel, LLVMModuleRef m)
 {
 	static const LLVMCodeGenOptLevel lv[] = { LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
 		                                  LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive };
@@ -106,6 +125,7 @@ nv_target_machine(const struct nv_arch *arch, int olevel)
 	if (LLVMGetTargetFromTriple(NV_TRIPLE, &t, &err))
 		nv_fatal("no NVPTX target in this LLVM: %s", err);
 	snprintf(feat, sizeof(feat), "+ptx%d", arch->ptx);
+	use_short_ptr(nv_target_short_ptr(m));
 	tm = LLVMCreateTargetMachine(t, NV_TRIPLE, arch->name, feat, lv[olevel], LLVMRelocDefault,
 	                             LLVMCodeModelDefault);
 	if (!tm)
@@ -169,7 +189,7 @@ nv_target_for_module(LLVMModuleRef m, const char *arch, int olevel)
 	free(cpu);
 	if (!a)
 		a = nv_target_arch(NV_DEFAULT_ARCH);
-	return nv_target_machine(a, olevel);
+	return nv_target_machine(a, olevel, m);
 }
 
 int

@@ -2,7 +2,12 @@
 #define NV_TARGET_H
 /*
  * target: the NVPTX target.  sm_XX names as nvcc 13 accepts them (sm_75 and
- * newer), the PTX ISA each needs, the 64-bit data layout, target machines.
+ * newer), the PTX ISA each needs, the 64-bit data layouts, target machines.
+ *
+ * A module's data layout says how wide its pointers into shared, constant
+ * and local memory are: 64 bits, LLVM's default, or 32 (short pointers:
+ * what cicc uses, and what clang's -fcuda-short-ptr makes).  Every stage
+ * makes its target machine with the module's width, and keeps it.
  */
 #include <llvm-c/TargetMachine.h>
 
@@ -25,8 +30,11 @@ const char *nv_target_suggest(const char *name);
 const char *nv_target_arch_list(void);
 /* Register the NVPTX backend with LLVM (idempotent). */
 void nv_target_init(void);
-/* A target machine for arch at optimization level 0..3; dies on failure. */
-LLVMTargetMachineRef nv_target_machine(const struct nv_arch *arch, int olevel);
+/* A target machine for arch at optimization level 0..3, with m's pointer
+ * widths (64-bit ones for m NULL); dies on failure. */
+LLVMTargetMachineRef nv_target_machine(const struct nv_arch *arch, int olevel, LLVMModuleRef m);
+/* True if m's data layout has 32-bit shared, constant and local pointers. */
+int nv_target_short_ptr(LLVMModuleRef m);
 /* For an NVPTX module, a target machine so cost models see the GPU: arch,
  * else the target-cpu of its first function that has one, else sm_75.
  * NULL for a module of another target (or none). */

@@ -107,3 +107,40 @@ setup_file() {
 	[[ "$stderr" == "nv-llc: error: LLVM: Cannot select: "*"(in function 'k')" ]] || fail "$stderr"
 	assert_file_not_exists "$BATS_TEST_TMPDIR/b.ptx"
 }
+
+@test "32-bit local pointers: a byval parameter whose address is taken is copied, one only read is not; -O0 refuses" {
+	ll="$FIXTURES/byval-short.ll"
+	for o in 1 3; do
+		run --separate-stderr nv-llc -arch=sm_90 -O$o -pass-remarks=nv-llc "$ll" -o "$BATS_TEST_TMPDIR/b$o.ptx"
+		assert_success
+		# push's parameter is copied (a local depot of 16 bytes); real's is read in place
+		[ "$(grep -c "ByvalCopied\|copied to a local" <<<"$stderr")" -eq 1 ] || fail "$stderr"
+		sed -n '/\.func .*push(/,/^}/p' "$BATS_TEST_TMPDIR/b$o.ptx" | grep -q '__local_depot.*\[16\]'
+		sed -n '/\.func .*real(/,/^}/p' "$BATS_TEST_TMPDIR/b$o.ptx" >"$BATS_TEST_TMPDIR/real.ptx"
+		run grep -c __local_depot "$BATS_TEST_TMPDIR/real.ptx"
+		assert_output 0
+		if have_ptxas; then
+			run "$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/b$o.ptx" -o /dev/null
+			assert_success
+		fi
+	done
+	run --separate-stderr nv-llc -arch=sm_90 -O0 "$ll" -o "$BATS_TEST_TMPDIR/b0.ptx"
+	assert_failure 1
+	assert_one_error nv-llc
+	[[ $stderr == *"'push', a device function with a byval parameter"*"use -O1 or more"* ]] || fail "$stderr"
+	[ ! -e "$BATS_TEST_TMPDIR/b0.ptx" ]
+}
+
+@test "nvcc-lite gives optimized device code 32-bit shared pointers, and -O0 or -G code 64-bit ones" {
+	printf '%s\n' 'extern __shared__ int s[];' \
+		'__global__ void k(int *o) { s[threadIdx.x] = o[threadIdx.x]; __syncthreads(); o[threadIdx.x] = s[threadIdx.x ^ 1]; }' \
+		>"$BATS_TEST_TMPDIR/s.cu"
+	for o in -O3 -O1 -O0 -G; do
+		CUDA_PATH=/nonexistent nvcc-lite -emit-llvm -arch=sm_90 $o "$BATS_TEST_TMPDIR/s.cu" -o "$BATS_TEST_TMPDIR/s.bc"
+		dl=$(llvm-dis-22 "$BATS_TEST_TMPDIR/s.bc" -o - | grep '^target datalayout')
+		case $o in
+		-O[13]) [[ $dl == *-p3:32:32* ]] || fail "$o: $dl" ;;
+		*) [[ $dl != *p3:32* ]] || fail "$o: $dl" ;;
+		esac
+	done
+}

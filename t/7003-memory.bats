@@ -159,3 +159,29 @@ theirs() {
 	# cicc: 44 (CUDA 13.0); nvcc-lite before one conversion per base: 72
 	[ "$regs" -le 48 ] || fail "shared_tiles uses $regs registers"
 }
+
+@test "shared memory is addressed with 32-bit registers, as cicc does: the front end's layout, kept by every stage" {
+	ours shared_reduce
+	run grep -cE '(ld|st)\.shared\.[^;]*\[%r[0-9]' "$BATS_TEST_TMPDIR/shared_reduce.ptx"
+	[ "$output" -ge 3 ] || fail "$output shared accesses through a 32-bit address"
+	run grep -cE '(ld|st)\.shared\..*\[%rd' "$BATS_TEST_TMPDIR/shared_reduce.ptx"
+	assert_output 0
+	CUDA_PATH=/nonexistent nvcc-lite -emit-llvm -arch=sm_90 -O3 "$FIXTURES/memory.cu" -o "$BATS_TEST_TMPDIR/m.bc"
+	llvm-dis-22 "$BATS_TEST_TMPDIR/m.bc" -o - | grep -q '^target datalayout = ".*-p3:32:32'
+}
+
+@test "a module with 64-bit shared pointers keeps them through the stages; ptxas gives it more registers" {
+	bc=$(fixture_bc memory)
+	nv-opt -O3 "$bc" | nv-unroll -O3 | nv-llc -arch=sm_90 -o "$BATS_TEST_TMPDIR/long.ptx"
+	awk '/^\.visible \.entry/ { p = ($3 == "shared_reduce(") } p' "$BATS_TEST_TMPDIR/long.ptx" >"$BATS_TEST_TMPDIR/k.ptx"
+	run grep -cE '(ld|st)\.shared\..*\[%rd' "$BATS_TEST_TMPDIR/k.ptx"
+	[ "$output" -ge 3 ] || fail "$output shared accesses through a 64-bit address"
+	have_ptxas || skip "ptxas is not installed"
+	ours shared_reduce
+	regs() {
+		"$(ptxas_bin)" -v -arch=sm_90 "$1" -o /dev/null 2>&1 |
+			awk '/Compiling entry function .shared_reduce./ { p = 1 } p && /registers/ { sub(/.*Used /, ""); print $1; exit }'
+	}
+	short=$(regs "$BATS_FILE_TMPDIR/memory.ptx") long=$(regs "$BATS_TEST_TMPDIR/long.ptx")
+	[ "$short" -lt "$long" ] || fail "32-bit: $short registers, 64-bit: $long"
+}

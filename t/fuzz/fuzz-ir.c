@@ -87,7 +87,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 			exit(2);
 		}
 	nv_target_init();
-	tm = nv_target_machine(nv_target_arch("sm_90"), 3);
+	tm = nv_target_machine(nv_target_arch("sm_90"), 3, NULL);
 	return 0;
 }
 
