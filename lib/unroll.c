@@ -29,6 +29,7 @@
 #define MD_ID "nv.unroll.id"         /* i32: which decision the loop carries */
 #define MD_SEEN "nv.unroll.seen"     /* decided in an earlier round */
 #define MD_HIDDEN "nv.unroll.hidden" /* we added llvm.loop.unroll.disable */
+#define MD_UNROLLED "nv.unroll.unrolled" /* unrolled by a factor, its body replicated */
 #define MD_DISABLE "llvm.loop.unroll.disable"
 #define MD_RUNTIME_DISABLE "llvm.loop.unroll.runtime.disable"
 
@@ -114,6 +115,7 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->runtime_convergent = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_CONVERGENT);
 	up->epilog = nv_knob_int(NV_KNOB_WATERFALL_UNROLLING_FORCE_EPILOGUE) ||
 	             nv_knob_int(NV_KNOB_UNROLL_RUNTIME_EPILOG);
+	up->seal_rolled = cfg->name == 'D' && nv_knob_int(NV_KNOB_UNROLL_SEAL_ROLLED);
 }
 
 /* What the decision needs to know about one loop. */
@@ -129,6 +131,7 @@ struct facts {
 	char array_name[64];
 	int64_t pragma_count;
 	int pragma_full, pragma_enable, disabled, runtime_disabled;
+	int replicated;      /* unrolled by a factor before, or vectorized */
 	const char *label;   /* the header's name, for messages */
 	LLVMValueRef at;     /* where remarks point, without a source location */
 	struct nv_srcloc loc; /* the loop's start in the source (-lineinfo), if known */
@@ -369,6 +372,7 @@ gather(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up,
 	f->pragma_enable = nv_loop_md_has(ls, l, "llvm.loop.unroll.enable");
 	f->disabled = nv_loop_md_has(ls, l, MD_DISABLE);
 	f->runtime_disabled = nv_loop_md_has(ls, l, "llvm.loop.unroll.runtime.disable");
+	f->replicated = nv_loop_md_has(ls, l, MD_UNROLLED) || nv_loop_md_has(ls, l, "llvm.loop.isvectorized");
 }
 
 /* --- level 3: simulating the iterations to see what folds --- */
@@ -1056,6 +1060,17 @@ cascade(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up
 	    level_small_function(up, f, fnsize, mult, d))
 		return;
 	decide_none(d, 6, "no level of the cascade found a profitable factor (body size %u)", f->body);
+	/* The last word on a loop whose trip count is known, so whose full
+	 * unroll was over the budget, and that no unroll or vectorizer has
+	 * replicated: ptxas would unroll it all the same (imageDenoising's NLM:
+	 * the loop around a fully unrolled one, 255 registers unrolled by
+	 * ptxas, 55 left rolled; cicc's keeps float induction variables, whose
+	 * loops ptxas cannot count: 63).  A loop unrolled by a factor stays
+	 * open to ptxas, as cicc leaves it. */
+	if (up->seal_rolled && f->tc && !f->replicated) {
+		d->nounroll = NV_NOUNROLL_NOW;
+		strncat(d->why, "; marked nounroll", sizeof(d->why) - strlen(d->why) - 1);
+	}
 }
 
 /* --- driving LLVM's loop-unroll --- */
@@ -1177,6 +1192,8 @@ decide_function(struct state *st, LLVMValueRef fn)
 		p->loc = f.loc;
 		nv_loop_md_set(&a.ls, l, MD_SEEN, 0, 0);
 		if (p->d.how == NV_UNROLL_NONE) {
+			if (p->d.nounroll == NV_NOUNROLL_NOW)
+				nv_loop_md_set(&a.ls, l, MD_DISABLE, 0, 0);
 			nv_remark_loc(NV_REMARK_MISSED, PASS, "NotUnrolled", f.at, &f.loc, "%s not unrolled: %s",
 			          p->where, p->d.why);
 			free(p->where);
@@ -1337,6 +1354,7 @@ observe(struct state *st, LLVMValueRef t, const struct nv_loops *ls, unsigned l)
 			nv_loop_md_set(ls, l, MD_DISABLE, 0, 0);
 		else
 			nv_loop_md_remove(ls, l, MD_DISABLE);
+		nv_loop_md_set(ls, l, MD_UNROLLED, 0, 0);
 		if (p->d.nounroll == NV_NOUNROLL_LATE)
 			nv_loop_md_set(ls, l, MD_RUNTIME_DISABLE, 0, 0);
 		nv_loop_md_set(ls, l, MD_SEEN, 0, 0); /* its latch may be new */
@@ -1347,7 +1365,8 @@ observe(struct state *st, LLVMValueRef t, const struct nv_loops *ls, unsigned l)
 }
 
 /* After the late unroll: a loop we unrolled at run time (not one the
- * vectorizer made, which carries the same runtime mark) is done. */
+ * vectorizer made, which carries the same runtime mark) is done, and no
+ * later stage asks which loops were unrolled. */
 static void
 seal_runtime(struct state *st, const struct nv_loops *ls, unsigned l)
 {
@@ -1355,6 +1374,7 @@ seal_runtime(struct state *st, const struct nv_loops *ls, unsigned l)
 	if (nv_loop_md_has(ls, l, MD_RUNTIME_DISABLE) && !nv_loop_md_has(ls, l, "llvm.loop.isvectorized") &&
 	    !nv_loop_md_has(ls, l, MD_DISABLE))
 		nv_loop_md_set(ls, l, MD_DISABLE, 0, 0);
+	nv_loop_md_remove(ls, l, MD_UNROLLED);
 }
 
 static void

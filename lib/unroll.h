@@ -56,6 +56,7 @@ struct nv_unroll_params {
 	unsigned small_function;    /* function size under which the override applies */
 	int allow_partial, allow_remainder, runtime, upper_bound, profile;
 	int runtime_convergent, epilog;
+	int seal_rolled;            /* mark a rolled loop of known trip count nounroll */
 };
 
 /* The parameters of fn under configuration cfg at optimization level
@@ -75,7 +76,8 @@ enum nv_unroll_how {
 /* Marks on a loop after unrolling it (the PTX's .pragma "nounroll"). */
 enum {
 	NV_NOUNROLL_NONE,    /* open to later unrolling, by us or by ptxas */
-	NV_NOUNROLL_NOW,     /* llvm.loop.unroll.disable: unrolled by a pragma's factor */
+	NV_NOUNROLL_NOW,     /* llvm.loop.unroll.disable: unrolled by a pragma's factor, or
+	                        left rolled by the late unroll though its trip count is known */
 	NV_NOUNROLL_LATE,    /* runtime-unrolled: llvm.loop.unroll.runtime.disable now, and
 	                        llvm.loop.unroll.disable after the late unroll (-config=D) */
 };

@@ -103,8 +103,12 @@ body() {
 	# after the late unroll both are (ptxas would unroll the loop again)
 	nv-unroll -config=D -S "$out" -o "$BATS_TEST_TMPDIR/late.ll"
 	assert_equal "$(marked "$BATS_TEST_TMPDIR/late.ll" llvm.loop.unroll.disable)" "2 2"
-	# and no marker of ours is left behind
-	run grep -c "nv.unroll" "$BATS_TEST_TMPDIR/out.ll"
+	# the early unroll tells the late one which loops it unrolled, and
+	# the late one leaves no marker of ours behind
+	run grep -c '"nv.unroll.[a-z]*"' "$BATS_TEST_TMPDIR/out.ll"
+	assert_output 1
+	grep -q '"nv.unroll.unrolled"' "$BATS_TEST_TMPDIR/out.ll"
+	run grep -c "nv.unroll" "$BATS_TEST_TMPDIR/late.ll"
 	assert_output 0
 }
 
