@@ -197,8 +197,30 @@ copy_kind(LLVMValueRef call)
 	return NOT_A_COPY;
 }
 
+/* A memcpy of len bytes between memory that is not an alloca of ours (a
+ * struct assignment: int4 *dest = *src) as one load and store of
+ * <len/4 x i32>, as cicc copies it: NVPTX's own lowering of the call loads
+ * 16 bytes as two i64 without the non-coherent path (ld.global.nc.v4.u32
+ * in cicc's PTX).  Lengths of 4, 8 and 16 bytes only; 1 when lowered. */
+static int
+lower_small_copy(LLVMBuilderRef b, LLVMContextRef ctx, LLVMValueRef call, uint64_t len)
+{
+	LLVMTypeRef ty;
+	LLVMValueRef v;
+
+	if (len != 4 && len != 8 && len != 16)
+		return 0;
+	ty = LLVMVectorType(LLVMInt32TypeInContext(ctx), (unsigned)(len / 4));
+	LLVMPositionBuilderBefore(b, call);
+	v = LLVMBuildLoad2(b, ty, LLVMGetOperand(call, 1), "");
+	LLVMSetAlignment(v, arg_align(call, 1));
+	LLVMSetAlignment(LLVMBuildStore(b, v, LLVMGetOperand(call, 0)), arg_align(call, 0));
+	LLVMInstructionEraseFromParent(call);
+	return 1;
+}
+
 /* Lower one memcpy or memset call if it copies a whole small aggregate
- * alloca; 1 when it did. */
+ * alloca, or a small memcpy between other memory; 1 when it did. */
 static int
 lower_copy(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call, enum copy_kind kind)
 {
@@ -212,8 +234,10 @@ lower_copy(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call, enum copy_kind 
 
 	if (!a && kind == MEMCPY)
 		a = alloca_of(src);
-	if (!a || !LLVMIsAConstantInt(len) || !LLVMIsAConstantInt(vol) || LLVMConstIntGetZExtValue(vol))
+	if (!LLVMIsAConstantInt(len) || !LLVMIsAConstantInt(vol) || LLVMConstIntGetZExtValue(vol))
 		return 0;
+	if (!a)
+		return kind == MEMCPY && lower_small_copy(b, ctx, call, LLVMConstIntGetZExtValue(len));
 	if (kind == MEMSET && (!LLVMIsAConstantInt(src) || LLVMConstIntGetZExtValue(src)))
 		return 0;
 	ty = LLVMGetAllocatedType(a);

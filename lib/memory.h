@@ -17,7 +17,8 @@ unsigned nv_memory_align_local_arrays(LLVMModuleRef m);
 /* cicc's lower-aggr-copies over every function of m: a memcpy into or out
  * of a whole local struct or array of at most 16 fields and no padding, and
  * a memset of one to zero, become a load and store per field, for SROA to
- * promote.  The number of calls lowered. */
+ * promote; a memcpy of 4, 8 or 16 bytes between other memory, one load and
+ * store of <N x i32>.  The number of calls lowered. */
 unsigned nv_memory_lower_aggr_copies(LLVMModuleRef m);
 
 /* Over every function of m, as it enters instruction selection: each

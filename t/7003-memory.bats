@@ -185,3 +185,13 @@ theirs() {
 	short=$(regs "$BATS_FILE_TMPDIR/memory.ptx") long=$(regs "$BATS_TEST_TMPDIR/long.ptx")
 	[ "$short" -lt "$long" ] || fail "32-bit: $short registers, 64-bit: $long"
 }
+
+@test "a struct assignment between global arrays copies with one ld.global.nc.v4 and one st.global.v4 (cicc's)" {
+	ours copy_int4
+	run grep -cE 'ld\.global\.nc\.v4\.(b|u)32' "$BATS_TEST_TMPDIR/copy_int4.ptx"
+	assert_output 1
+	run grep -cE 'st\.global\.v4\.(b|u)32' "$BATS_TEST_TMPDIR/copy_int4.ptx"
+	assert_output 1
+	run grep -cE '(ld|st)\.global\.(b|u)64' "$BATS_TEST_TMPDIR/copy_int4.ptx"
+	assert_output 0
+}
