@@ -16,6 +16,7 @@
 #include "io.h"
 #include "knobs.h"
 #include "memory.h"
+#include "ptxfix.h"
 #include "proc.h"
 #include "split.h"
 #include "target.h"
@@ -365,6 +366,21 @@ report_cut(LLVMModuleRef m)
 	}
 }
 
+/* The PTX with each local array's 32-bit address taken from its depot
+ * (lib/ptxfix.h); ptx is disposed of. */
+static LLVMMemoryBufferRef
+local_addresses(LLVMMemoryBufferRef ptx)
+{
+	size_t len;
+	unsigned n;
+	char *text = nv_ptx_local_addresses(LLVMGetBufferStart(ptx), LLVMGetBufferSize(ptx), &len, &n);
+	LLVMMemoryBufferRef out = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, len, "ptx");
+
+	free(text);
+	LLVMDisposeMemoryBuffer(ptx);
+	return out;
+}
+
 /* Run ptxas on the PTX and write the cubin where the PTX would have gone. */
 static int
 assemble(LLVMMemoryBufferRef ptx, const char *out, int force)
@@ -490,6 +506,8 @@ main(int argc, char **argv)
 			LLVMDisposeModule(pre);
 		}
 	} else if (!rc) {
+		if (nv_target_short_ptr(m))
+			ptx = local_addresses(ptx);
 		report_ptx(m, ptx);
 		if (cubin)
 			rc = assemble(ptx, cli.output, 0);

@@ -195,3 +195,14 @@ theirs() {
 	run grep -cE '(ld|st)\.global\.(b|u)64' "$BATS_TEST_TMPDIR/copy_int4.ptx"
 	assert_output 0
 }
+
+@test "a local array's 32-bit address comes from its depot, not the 64-bit frame register truncated: no stack frame" {
+	ours local_pick
+	grep -qE 'mov\.u32[[:space:]]+%r[0-9]+, __local_depot[0-9]+;' "$BATS_TEST_TMPDIR/local_pick.ptx"
+	run grep -c 'cvt\.u32\.u64' "$BATS_TEST_TMPDIR/local_pick.ptx"
+	assert_output 0
+	have_ptxas || skip "ptxas is not installed"
+	frame=$("$(ptxas_bin)" -v -arch=sm_90 "$BATS_FILE_TMPDIR/memory.ptx" -o /dev/null 2>&1 |
+		awk '/Function properties for local_pick/ { p = 1; next } p && /stack frame/ { print $1; exit }')
+	assert_equal "$frame" 0
+}
