@@ -520,17 +520,21 @@ nv_memory_convert_shared_once(LLVMModuleRef m)
  * local pointers.  The copy is what it would make of a kernel's.
  */
 
-/* True if every use of p, through GEPs and casts, loads from it. */
+/* True if every use of p, through GEPs and casts, loads from it in the
+ * entry block, where instruction selection reads the parameter in place
+ * (a load in another block takes its address all the same). */
 static int
-only_loaded(LLVMValueRef p, int depth)
+only_loaded(LLVMValueRef p, LLVMBasicBlockRef entry, int depth)
 {
 	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
 		LLVMValueRef i = LLVMGetUser(u);
 
+		if (LLVMIsAInstruction(i) && LLVMGetInstructionParent(i) != entry)
+			return 0;
 		if (LLVMIsALoadInst(i))
 			continue;
 		if ((LLVMIsAGetElementPtrInst(i) || LLVMIsABitCastInst(i)) && LLVMGetOperand(i, 0) == p &&
-		    depth < 16 && only_loaded(i, depth + 1))
+		    depth < 16 && only_loaded(i, entry, depth + 1))
 			continue;
 		return 0;
 	}
@@ -565,7 +569,7 @@ nv_memory_copy_escaping_byval(LLVMModuleRef m)
 			LLVMTypeRef ty;
 			unsigned align;
 
-			if (!at || only_loaded(arg, 0))
+			if (!at || only_loaded(arg, LLVMGetEntryBasicBlock(f), 0))
 				continue;
 			ty = LLVMGetTypeAttributeValue(at);
 			align = fn_param_align(f, i, nv_type_align(m, ty));
@@ -579,7 +583,8 @@ nv_memory_copy_escaping_byval(LLVMModuleRef m)
 			LLVMSetAlignment(v, align);
 			LLVMSetAlignment(LLVMBuildStore(b, v, copy), align);
 			nv_remark(NV_REMARK_PASSED, "nv-llc", "ByvalCopied", copy,
-			          "parameter %u of a device function copied to a local: its address is taken", i);
+			          "parameter %u of a device function copied to a local: its address is taken, "
+			          "or it is read after the entry block", i);
 			copied++;
 		}
 	}

@@ -29,8 +29,8 @@ unsigned nv_memory_lower_aggr_copies(LLVMModuleRef m);
 unsigned nv_memory_convert_shared_once(LLVMModuleRef m);
 
 /* Over every device function (not kernel) of m: a byval parameter whose
- * address is used other than to load from it is copied into a local of its
- * own on entry, and those uses take the copy.  LLVM 22's NVPTX cannot take
+ * address is used other than to load from it in the entry block is copied
+ * into a local of its own on entry, and those uses take the copy.  LLVM 22's NVPTX cannot take
  * a parameter's address under 32-bit local pointers (a fatal "Copy one
  * register into another with a different width"); nv-llc runs this on
  * such modules before code generation.  The number of parameters copied. */

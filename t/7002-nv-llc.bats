@@ -108,13 +108,14 @@ setup_file() {
 	assert_file_not_exists "$BATS_TEST_TMPDIR/b.ptx"
 }
 
-@test "32-bit local pointers: a byval parameter whose address is taken is copied, one only read is not; -O0 refuses" {
+@test "32-bit local pointers: a byval parameter whose address is taken or read late is copied, one read first is not; -O0 refuses" {
 	ll="$FIXTURES/byval-short.ll"
 	for o in 1 3; do
 		run --separate-stderr nv-llc -arch=sm_90 -O$o -pass-remarks=nv-llc "$ll" -o "$BATS_TEST_TMPDIR/b$o.ptx"
 		assert_success
-		# push's parameter is copied (a local depot of 16 bytes); real's is read in place
-		[ "$(grep -c "ByvalCopied\|copied to a local" <<<"$stderr")" -eq 1 ] || fail "$stderr"
+		# push's and later's parameters are copied (push's into a local
+		# depot of 16 bytes); real's is read in place
+		[ "$(grep -c "ByvalCopied\|copied to a local" <<<"$stderr")" -eq 2 ] || fail "$stderr"
 		sed -n '/\.func .*push(/,/^}/p' "$BATS_TEST_TMPDIR/b$o.ptx" | grep -q '__local_depot.*\[16\]'
 		sed -n '/\.func .*real(/,/^}/p' "$BATS_TEST_TMPDIR/b$o.ptx" >"$BATS_TEST_TMPDIR/real.ptx"
 		run grep -c __local_depot "$BATS_TEST_TMPDIR/real.ptx"
