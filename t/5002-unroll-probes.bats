@@ -226,3 +226,39 @@ regs() {
 		assert_output --partial "0 bytes spill stores"
 	fi
 }
+
+@test "a loop the late unroll leaves rolled though its trip count is known is marked nounroll, so ptxas leaves it too" {
+	# imageDenoising's NLM with arrays for textures: the 7-trip loops around
+	# a fully unrolled window are over the full-unroll budget; ptxas unrolled
+	# them all the same (71 registers; cicc's PTX gets 32)
+	cat >"$BATS_TEST_TMPDIR/nlm.cu" <<-'CU'
+	__global__ void nlm(float *out, const float *img, int w) {
+	  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+	  float sum = 0, wsum = 0;
+	  for (int i = -3; i <= 3; i++)
+	    for (int j = -3; j <= 3; j++) {
+	      float d = 0;
+	      for (int n = -3; n <= 3; n++)
+	        for (int m = -3; m <= 3; m++) {
+	          float a = img[(y + i + n) * w + x + j + m] - img[(y + n) * w + x + m];
+	          d += a * a;
+	        }
+	      float wt = __expf(-d);
+	      sum += wt * img[(y + i) * w + x + j];
+	      wsum += wt;
+	    }
+	  out[y * w + x] = sum / wsum;
+	}
+	CU
+	CUDA_PATH=/nonexistent nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks-missed=nv-unroll \
+		"$BATS_TEST_TMPDIR/nlm.cu" -o "$BATS_TEST_TMPDIR/sealed.ptx" 2>"$BATS_TEST_TMPDIR/remarks"
+	CUDA_PATH=/nonexistent nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-seal-rolled=0 \
+		"$BATS_TEST_TMPDIR/nlm.cu" -o "$BATS_TEST_TMPDIR/open.ptx"
+	# the three loops left: n (its m loop unrolled), j and i
+	assert_equal "$(count '.pragma "nounroll"' "$BATS_TEST_TMPDIR/sealed.ptx")" 3
+	assert_equal "$(count '.pragma "nounroll"' "$BATS_TEST_TMPDIR/open.ptx")" 0
+	grep -q "not unrolled: .*; marked nounroll" "$BATS_TEST_TMPDIR/remarks"
+	have_ptxas || skip "ptxas is not installed"
+	sealed=$(regs "$BATS_TEST_TMPDIR/sealed.ptx") open=$(regs "$BATS_TEST_TMPDIR/open.ptx")
+	[ "$sealed" -le 32 ] && [ "$open" -gt "$sealed" ] || fail "sealed $sealed registers, open $open"
+}
