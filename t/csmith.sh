@@ -26,9 +26,10 @@
 # nothing fired checked nothing.
 #
 # The driver path: every program, t/csmith-kernel.c appended, is compiled for
-# nvptx64 (the host's C headers, read as x86-64's) and taken by nvcc-lite
-# through its whole chain to PTX, which ptxas -arch=sm_90 must accept; the
-# passed remarks of -save-remarks are its count.
+# nvptx64 (the host's C headers, read as x86-64's) with the 32-bit shared,
+# constant and local pointers nvcc-lite's front end gives optimized device
+# code, and taken by nvcc-lite through its whole chain to PTX, which ptxas
+# -arch=sm_90 must accept; the passed remarks of -save-remarks are its count.
 #
 # A failure prints the seed and the commands that reproduce it; the table at
 # the end gives programs, transformations and failures per configuration.
@@ -93,7 +94,7 @@ drivers=(
 
 cflags_c="-O2 -Xclang -disable-llvm-passes -w -I$csmith_inc"
 cflags_fp="-O2 -Xclang -disable-llvm-passes -ffp-contract=off -w"
-dflags="--target=nvptx64-nvidia-cuda -march=sm_90 -O2 -Xclang -disable-llvm-passes -ffp-contract=off -w -std=gnu17 -I$csmith_inc -isystem $host_inc -D__x86_64__ -Dmain=prog_main -Dstrcmp=prog_strcmp"
+dflags="--target=nvptx64-nvidia-cuda -march=sm_90 -O2 -Xclang -disable-llvm-passes -ffp-contract=off -w -std=gnu17 -I$csmith_inc -isystem $host_inc -D__x86_64__ -Dmain=prog_main -Dstrcmp=prog_strcmp -Xclang -fcuda-short-ptr -mllvm --nvptx-short-ptr"
 
 for tool in csmith clang-22 lli python3 nvcc-lite; do
 	command -v "$tool" >/dev/null || { echo "csmith.sh: $tool is not installed" >&2; exit 2; }
