@@ -14,11 +14,12 @@
 #include "util.h"
 
 static const char *libdevice; /* "" = search for it */
-static int internalize;
+static int internalize, fast_math;
 static const char *cudafe, *split_map; /* cudafe: "" or "nvcc" (names as nvcc's), "clang" */
 
 static const struct nv_option opts[] = {
 	{ "libdevice", NV_OPT_OPTSTR, &libdevice, "PATH", "link the libdevice functions the module calls, from PATH or $CUDA_PATH/nvvm/libdevice (default CUDA_PATH /usr/local/cuda)" },
+	{ "fast-math", NV_OPT_FLAG, &fast_math, NULL, "nvcc's -use_fast_math: call libdevice's fast approximations (__nv_fast_expf...) of the single-precision functions CUDA's math headers make fast (expf, exp10f, logf, log2f, log10f, sinf, cosf, sincosf, tanf, tanhf, powf)" },
 	{ "internalize", NV_OPT_FLAG, &internalize, NULL, "whole-program mode, as nvcc without -rdc: every function but the kernels becomes internal (variables stay visible to the host)" },
 	{ "cudafe", NV_OPT_OPTSTR, &cudafe, "nvcc|clang", "the module is clang's CUDA front end output: give it nvcc's device ABI (__managed__ variables marked managed; static kernels named as nvcc names them, or as clang does with =clang, for a host side compiled by clang)" },
 	{ "split-map", NV_OPT_STR, &split_map, "FILE", "the inputs are nv-split's parts, in any order: join them function by function and restore the linkage FILE records" },
@@ -120,6 +121,8 @@ main(int argc, char **argv)
 		nv_remark(NV_REMARK_ANALYSIS, "nv-link", "Cudafe", NULL,
 		          "%u managed variables or static kernels given nvcc's ABI", n);
 	}
+	if (!rc && fast_math)
+		nv_libdevice_fast_math(m);
 	if (!rc && libdevice)
 		rc = link_libdevice(m);
 	if (!rc && internalize) {

@@ -172,6 +172,8 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 		if (nv_drv.prec_sqrt == 0)
 			nv_strv_push(av, "-prec-sqrt=0");
 	}
+	if (s->stage == NV_STAGE_LINK && nv_drv.fast_math)
+		nv_strv_push(av, "-fast-math");
 	if (s->stage == NV_STAGE_LLC) {
 		if (nv_drv.fmad == 0)
 			nv_strv_push(av, "-fmad=0");

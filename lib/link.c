@@ -1,5 +1,6 @@
 #include "link.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -139,6 +140,39 @@ prune(LLVMModuleRef ld, LLVMModuleRef m)
 		if (!LLVMIsDeclaration(g))
 			LLVMSetLinkage(g, LLVMInternalLinkage);
 	return kept.v ? kept.v : xcalloc(1, sizeof(char *));
+}
+
+/* The functions of CUDA 13's math_functions.h under __USE_FAST_MATH__ that
+ * libdevice has a __nv_fast_ version of. */
+static const char *const fast_fns[] = {
+	"cosf", "exp10f", "expf", "log10f", "log2f", "logf", "powf", "sincosf", "sinf", "tanf", "tanhf",
+};
+
+unsigned
+nv_libdevice_fast_math(LLVMModuleRef m)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < sizeof(fast_fns) / sizeof(*fast_fns); i++) {
+		char slow[32], fast[40];
+		LLVMValueRef s, f;
+
+		snprintf(slow, sizeof(slow), "__nv_%s", fast_fns[i]);
+		snprintf(fast, sizeof(fast), "__nv_fast_%s", fast_fns[i]);
+		s = LLVMGetNamedFunction(m, slow);
+		if (!s || !LLVMIsDeclaration(s) || !LLVMGetFirstUse(s))
+			continue;
+		f = LLVMGetNamedFunction(m, fast);
+		if (!f)
+			f = LLVMAddFunction(m, fast, LLVMGlobalGetValueType(s));
+		else if (LLVMGlobalGetValueType(f) != LLVMGlobalGetValueType(s))
+			continue;
+		LLVMReplaceAllUsesWith(s, f);
+		LLVMDeleteFunction(s);
+		nv_remark(NV_REMARK_PASSED, PASS, "FastMath", NULL, "calls of '%s' call '%s' (-fast-math)", slow, fast);
+		n++;
+	}
+	return n;
 }
 
 int

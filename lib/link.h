@@ -27,6 +27,12 @@ LLVMValueRef nv_libdevice_first_use(LLVMModuleRef m);
  * bodies linked are read; an untrusted path (one the user named) is first
  * parsed in full by a child, like any input.  0 or -1. */
 int nv_link_libdevice(LLVMModuleRef m, const char *path, int trusted, unsigned *nfuncs);
+/* nvcc's -use_fast_math: every call of a single-precision libdevice function
+ * that CUDA's math headers then map to its fast approximation (expf to
+ * __expf, tanhf to tanh.approx...) calls libdevice's __nv_fast_ version
+ * instead; clang's headers map only cosf, sinf, sincosf, logf and log2f.
+ * Before nv_link_libdevice.  A remark per function; how many were changed. */
+unsigned nv_libdevice_fast_math(LLVMModuleRef m);
 /* Whole-program mode: make every defined function that is not a kernel
  * internal; returns how many changed.  Variables keep their linkage (the
  * host reaches __device__ variables by name). */

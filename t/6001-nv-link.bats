@@ -181,3 +181,24 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	run grep -c other_kernel "$BATS_TEST_TMPDIR/u.ptx"
 	assert_output "0"
 }
+
+@test "-fast-math calls libdevice's fast approximations where nvcc's -use_fast_math does, and nothing else" {
+	run --separate-stderr nv-link -fast-math -pass-remarks=nv-link -S "$FIXTURES/libdevice-fast.ll"
+	assert_success
+	for f in tanhf expf powf; do
+		grep -q "call float @__nv_fast_$f(" <<<"$output" || fail "__nv_$f: $output"
+		! grep -q "@__nv_$f(" <<<"$output" || fail "__nv_$f is still called"
+	done
+	grep -q "call float @__nv_sqrtf(" <<<"$output"
+	[ "$(grep -c "FastMath\|call '__nv_fast_" <<<"$stderr")" -eq 3 ] || fail "$stderr"
+	# without it the calls are left alone
+	run nv-link -S "$FIXTURES/libdevice-fast.ll"
+	assert_success
+	! grep -q "__nv_fast_" <<<"$output"
+	# and the libdevice functions linked are the fast ones
+	[ -f "$LIBDEVICE" ] || skip "CUDA's libdevice is not installed"
+	run --separate-stderr nv-link -fast-math --libdevice -S "$FIXTURES/libdevice-fast.ll"
+	assert_success
+	grep -q "^define internal float @__nv_fast_tanhf(" <<<"$output"
+	! grep -q "^define internal float @__nv_tanhf(" <<<"$output"
+}

@@ -373,6 +373,27 @@ opcodes() {
 	echo "$table" >&3
 }
 
+@test "--use_fast_math gives expf, exp10f, log10f, tanf, tanhf and powf nvcc's approximations" {
+	[ -f /usr/local/cuda/nvvm/libdevice/libdevice.10.bc ] || skip "libdevice is not installed"
+	cat >f.cu <<-'CU'
+	__global__ void k(float *a) {
+	  int i = threadIdx.x;
+	  a[i] = expf(a[i]) + exp10f(a[i + 1]) + log10f(a[i + 2]) + tanf(a[i + 3]) + tanhf(a[i + 4]) +
+	         powf(a[i + 5], a[i + 6]);
+	}
+	CU
+	approx() {
+		grep -oE '\b(ex2|lg2|sin|cos|tanh|rcp|div)\.approx\.[a-z0-9.]+' "$1" | sort | uniq -c | tr -s ' \n' ' '
+	}
+	nvcc-lite -ptx -arch=sm_90 --use_fast_math f.cu -o ours.ptx
+	# tanh.approx, and no libdevice polynomial (the slow expf alone is 20 instructions)
+	grep -q 'tanh\.approx\.f32' ours.ptx
+	[ "$(grep -cE '^[[:space:]]+[a-z]' ours.ptx)" -le 60 ] || fail "$(grep -cE '^[[:space:]]+[a-z]' ours.ptx) instructions"
+	command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "nvcc is not installed"
+	"$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" -ptx -arch=sm_90 --use_fast_math f.cu -o theirs.ptx
+	assert_equal "$(approx ours.ptx)" "$(approx theirs.ptx)"
+}
+
 @test "a libdevice-heavy kernel leaves no reflect and no libdevice function in the PTX" {
 	[ -f /usr/local/cuda/nvvm/libdevice/libdevice.10.bc ] || skip "libdevice is not installed"
 	cp "$FIXTURES/math.cu" m.cu
@@ -396,6 +417,7 @@ opcodes() {
 	assert_output --partial "-fgpu-approx-transcendentals"
 	assert_output --regexp "nv-reflect -arch=sm_90 -ftz=1 -prec-div=0 -prec-sqrt=0"
 	assert_output --regexp "nv-llc -O3 -start-after=codegenprepare -arch=sm_90 -ftz=1 -prec-div=0 -prec-sqrt=0 -fast-math"
+	assert_output --regexp "nv-link -cudafe --libdevice -internalize -fast-math"
 	run nvcc-lite -ptx -dryrun --use_fast_math -prec-sqrt=true k.cu
 	assert_output --regexp "nv-reflect -arch=sm_75 -ftz=1 -prec-div=0 \|"
 }
