@@ -813,6 +813,21 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
 	return 0;
 }
 
+/* cicc computes no trip count for an inclusive exit test (i <= n, i >= n)
+ * that steps by more than one from a start known only at run time (the
+ * count (bound - start) / step + 1 may overflow), so it leaves such a loop
+ * rolled where the count is needed: llm.c's for (t2 = threadIdx.x; t2 <= t;
+ * t2 += 256).  A start of 0 or a unit step it counts. */
+static int
+uncounted_by_cicc(const struct facts *f)
+{
+	LLVMIntPredicate p = f->trip.pred;
+
+	return !f->tc && f->trip.kind == NV_TRIP_SYMBOLIC &&
+	       (p == LLVMIntSLE || p == LLVMIntULE || p == LLVMIntSGE || p == LLVMIntUGE) &&
+	       (f->trip.step > 1 || f->trip.step < -1) && f->trip.start && !LLVMIsAConstantInt(f->trip.start);
+}
+
 /* Level 4: peeling. */
 static int
 level_peel(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up,
@@ -966,6 +981,11 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		     f->trip.why ? f->trip.why : "not computable");
 		return 0;
 	}
+	if (uncounted_by_cicc(f)) {
+		NOTE(f, "level 6: loop %s: an inclusive exit test stepping by %lld from a run-time start",
+		     f->label, (long long)f->trip.step);
+		return 0;
+	}
 	if (est && est < up->flat_trip) {
 		NOTE(f, "level 6: loop %s: expected trip count %llu under flat-loop-tripcount-threshold %u",
 		     f->label, (unsigned long long)est, up->flat_trip);
@@ -1022,7 +1042,8 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 		       up->small_function);
 		return 1;
 	}
-	if (up->runtime && up->allow_remainder && !f->runtime_disabled && f->trip.kind != NV_TRIP_UNKNOWN) {
+	if (up->runtime && up->allow_remainder && !f->runtime_disabled && f->trip.kind != NV_TRIP_UNKNOWN &&
+	    !uncounted_by_cicc(f)) {
 		decide(d, NV_UNROLL_RUNTIME, 7, 2, "small function (size %u < %u)", fnsize,
 		       up->small_function);
 		d->epilog = up->epilog || f->calls;

@@ -262,3 +262,34 @@ regs() {
 	sealed=$(regs "$BATS_TEST_TMPDIR/sealed.ptx") open=$(regs "$BATS_TEST_TMPDIR/open.ptx")
 	[ "$sealed" -le 32 ] && [ "$open" -gt "$sealed" ] || fail "sealed $sealed registers, open $open"
 }
+
+@test "an inclusive exit test stepping by more than one from a run-time start stays rolled, as cicc leaves it" {
+	# cicc computes no trip count for these (llm.c's softmax backward:
+	# for (t2 = threadIdx.x; t2 <= t; t2 += 256)), and leaves them rolled;
+	# a unit step, a start of 0 or an exclusive test it runtime-unrolls
+	cat >"$BATS_TEST_TMPDIR/incl.cu" <<-'CU'
+	#define K(name, init, cond, step) \
+	  __global__ void name(float *o, const float *a, const float *b, int t) { \
+	    float s = 0; for (int i = init; cond; i += step) s += a[i] * b[i]; o[threadIdx.x] = s; }
+	K(le256, threadIdx.x, i <= t, 256)
+	K(le2, threadIdx.x, i <= t, 2)
+	K(le1, threadIdx.x, i <= t, 1)
+	K(lt256, threadIdx.x, i < t, 256)
+	K(le256z, 0, i <= t, 256)
+	CU
+	ptx incl
+	loads() {
+		sed -n "/\\.entry _Z[0-9]*$1P/,/^}/p" "$2" | grep -c 'ld\.global' || true
+	}
+	for k in le256 le2; do
+		[ "$(loads $k "$BATS_TEST_TMPDIR/incl.lite.ptx")" -eq 2 ] || fail "$k is unrolled"
+	done
+	for k in le1 lt256 le256z; do
+		[ "$(loads $k "$BATS_TEST_TMPDIR/incl.lite.ptx")" -eq 10 ] || fail "$k is not unrolled by 4"
+	done
+	if have_nvcc; then
+		for k in le256 le2 le1 lt256 le256z; do
+			assert_equal "$k $(loads $k "$BATS_TEST_TMPDIR/incl.lite.ptx")" "$k $(loads $k "$BATS_TEST_TMPDIR/incl.nvcc.ptx")"
+		done
+	fi
+}
