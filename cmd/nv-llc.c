@@ -372,8 +372,7 @@ static LLVMMemoryBufferRef
 local_addresses(LLVMMemoryBufferRef ptx)
 {
 	size_t len;
-	unsigned n;
-	char *text = nv_ptx_local_addresses(LLVMGetBufferStart(ptx), LLVMGetBufferSize(ptx), &len, &n);
+	char *text = nv_ptx_local_addresses(LLVMGetBufferStart(ptx), LLVMGetBufferSize(ptx), &len, NULL);
 	LLVMMemoryBufferRef out = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, len, "ptx");
 
 	free(text);
