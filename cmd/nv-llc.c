@@ -82,6 +82,43 @@ precision_knobs(void)
 	}
 }
 
+/* LLVM 22's straight-line strength reduction compares candidates pairwise
+ * through ScalarEvolution, in time that grows faster than the square of a
+ * function's size: 22 s at 40,000 instructions (97% of the codegen IR
+ * passes), more than 5 minutes and 6 GB at 96,000, where the rest takes
+ * seconds (csmith programs inlined into one kernel).  The corpus's largest
+ * kernel has 14,400.  LLVM can turn a codegen pass off only for the
+ * whole module, so a module holding a function above the knob's size gets
+ * none; a missed remark names the function. */
+static void
+limit_slsr(LLVMModuleRef m)
+{
+	long long limit = nv_knob_int(NV_KNOB_SLSR_MAX_FUNCTION_SIZE);
+	LLVMValueRef big = NULL;
+	long long most = 0;
+
+	if (!limit || !olevel)
+		return;
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		long long n = 0;
+
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+				n++;
+		if (n > most)
+			most = n, big = f;
+	}
+	if (most <= limit)
+		return;
+	const char *av[] = { "nv-llc", "-opt-disable=slsr" };
+
+	LLVMParseCommandLineOptions(2, av, NULL);
+	nv_remark(NV_REMARK_MISSED, "nv-llc", "SLSROff", big,
+	          "no straight-line strength reduction in this module: a function of %lld instructions "
+	          "is over -slsr-max-function-size=%lld",
+	          most, limit);
+}
+
 /* -stop-after makes LLVM print MIR: a YAML document holding the module as
  * "--- |" followed by its IR indented by two spaces, up to "...".  Take the
  * module back out of it. */
@@ -487,6 +524,8 @@ main(int argc, char **argv)
 			nv_memory_copy_escaping_byval(m);
 		}
 	}
+	if (!rc && !start_after)
+		limit_slsr(m);
 	if (!rc && start_after) {
 		valid_local_names(m);
 		declarations_last(m);

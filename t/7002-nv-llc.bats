@@ -145,3 +145,17 @@ setup_file() {
 		esac
 	done
 }
+
+@test "a module holding a function over -slsr-max-function-size gets no straight-line strength reduction, and a remark says why" {
+	run nv-llc -arch=sm_90 -pass-remarks-missed=nv-llc "$FIXTURES/slsr.ll"
+	assert_success
+	refute_output --partial "remark"
+	[ "$(grep -c 'mul\.lo' <<<"$output")" -eq 1 ]
+	run nv-llc -arch=sm_90 -slsr-max-function-size=5 -pass-remarks-missed=nv-llc "$FIXTURES/slsr.ll"
+	assert_success
+	assert_output --partial "nv-llc: remark: in function 'k': no straight-line strength reduction in this module: a function of 11 instructions is over -slsr-max-function-size=5"
+	[ "$(grep -c 'mul\.lo' <<<"$output")" -eq 2 ]
+	# 0 is no limit
+	run nv-llc -arch=sm_90 -slsr-max-function-size=0 "$FIXTURES/slsr.ll"
+	[ "$(grep -c 'mul\.lo' <<<"$output")" -eq 1 ]
+}
