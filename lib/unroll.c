@@ -207,6 +207,25 @@ array_elements(LLVMValueRef alloca, unsigned assumed)
 	return array ? size : 0;
 }
 
+/* Elements of a struct alloca that stays in memory, as one access of `of`
+ * counts them: a struct wrapping an array (llm.c's Packed128, a
+ * std::array) indexed by the loop is an array all the same.  0 when the
+ * sizes say nothing. */
+static uint64_t
+struct_elements(LLVMValueRef alloca, LLVMTypeRef of)
+{
+	LLVMTypeRef t = LLVMGetAllocatedType(alloca);
+	LLVMTargetDataRef td;
+	unsigned long long whole, one;
+
+	if (LLVMGetTypeKind(t) != LLVMStructTypeKind || !LLVMTypeIsSized(of) || !LLVMIsAConstantInt(LLVMGetOperand(alloca, 0)))
+		return 0;
+	td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(alloca))));
+	whole = LLVMABISizeOfType(td, t);
+	one = LLVMABISizeOfType(td, of);
+	return one && whole / one > 1 ? whole / one : 0;
+}
+
 /* Whether some address into p (through GEPs and casts) has an index that
  * is not a constant, or p escapes into a call: SROA cannot split such an
  * alloca into scalars, so it stays in local memory unless unrolling makes
@@ -288,7 +307,9 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 			} else if (op == LLVMStore) {
 				a = local_array(LLVMGetOperand(in, 1), &cache);
 			}
-			if (a && (n = array_elements(a, up->assumed_size)) > f->array) {
+			if (a && !(n = array_elements(a, up->assumed_size)))
+				n = struct_elements(a, LLVMTypeOf(op == LLVMLoad ? in : LLVMGetOperand(in, 0)));
+			if (a && n > f->array) {
 				size_t len;
 				const char *name = LLVMGetValueName2(a, &len);
 

@@ -156,6 +156,16 @@ body() {
 	grep -q "level 3: loop %[0-9a-z.]*: 32 iterations cost [0-9]*, over the threshold 240" <<<"$stderr"
 }
 
+@test "level 1: a struct wrapping an array is a local array too (x6 for struct { float v[8]; }, as llm.c's Packed128)" {
+	unroll
+	grep "in function 'local_struct8'" <<<"$stderr" |
+		grep -q "level 1: loop %[0-9a-z.]* accesses local array .* of 8 elements: budgets x6"
+	run remark local_struct8
+	assert_output --partial "completely unrolled with count 8 (level 3: trip count 8, size"
+	assert_output --partial "within the threshold 2430"
+	[ "$(body local_struct8 | grep -c 'llvm.sqrt.f32')" -eq 16 ]
+}
+
 @test "level 4: a loop with if (i == 0) is peeled once" {
 	unroll
 	run remark first_iter
