@@ -524,8 +524,10 @@ main(int argc, char **argv)
 			nv_memory_copy_escaping_byval(m);
 		}
 	}
-	if (!rc && !start_after)
+	if (!rc && !start_after) {
 		limit_slsr(m);
+		nv_memory_unvolatile_locals(m);
+	}
 	if (!rc && start_after) {
 		valid_local_names(m);
 		declarations_last(m);

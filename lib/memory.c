@@ -606,3 +606,64 @@ nv_memory_byval_device_fn(LLVMModuleRef m)
 	}
 	return NULL;
 }
+
+/* Collect the loads and stores through which p (an alloca, or an address
+ * into it through GEPs and casts) is read or written; 0 when p escapes:
+ * stored as a value, passed to a call other than a lifetime marker, or
+ * used in any other way. */
+static int
+local_accesses(LLVMValueRef p, LLVMValueRef *acc, unsigned cap, unsigned *n, int depth)
+{
+	if (depth > 16)
+		return 0;
+	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef in = LLVMGetUser(u);
+
+		if (LLVMIsAGetElementPtrInst(in) || LLVMIsABitCastInst(in) || LLVMIsAAddrSpaceCastInst(in)) {
+			if (!local_accesses(in, acc, cap, n, depth + 1))
+				return 0;
+		} else if (LLVMIsALoadInst(in) || (LLVMIsAStoreInst(in) && LLVMGetOperand(in, 1) == p &&
+		                                   LLVMGetOperand(in, 0) != p)) {
+			if (*n == cap)
+				return 0;
+			acc[(*n)++] = in;
+		} else if (!(LLVMIsACallInst(in) && LLVMGetCalledValue(in) &&
+		             LLVMIsAFunction(LLVMGetCalledValue(in)) &&
+		             !strncmp(LLVMGetValueName(LLVMGetCalledValue(in)), "llvm.lifetime.", 14))) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+unsigned
+nv_memory_unvolatile_locals(LLVMModuleRef m)
+{
+	enum { CAP = 256 };
+	LLVMValueRef acc[CAP];
+	unsigned done = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		if (LLVMIsDeclaration(f))
+			continue;
+		for (LLVMValueRef a = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(f)); a; a = LLVMGetNextInstruction(a)) {
+			unsigned n = 0, vol = 0;
+
+			if (!LLVMIsAAllocaInst(a) || !local_accesses(a, acc, CAP, &n, 0))
+				continue;
+			for (unsigned i = 0; i < n; i++) {
+				if (LLVMGetVolatile(acc[i]) && LLVMGetOrdering(acc[i]) == LLVMAtomicOrderingNotAtomic) {
+					LLVMSetVolatile(acc[i], 0);
+					vol++;
+				}
+			}
+			if (!vol)
+				continue;
+			nv_remark(NV_REMARK_PASSED, "nv-llc", "VolatileLocal", a,
+			          "volatile loads and stores of a local that no other code can see made plain (%u) "
+			          "(ld.local, st.local, as cicc's), so ptxas may keep it in registers", vol);
+			done++;
+		}
+	}
+	return done;
+}

@@ -36,6 +36,15 @@ unsigned nv_memory_convert_shared_once(LLVMModuleRef m);
  * such modules before code generation.  The number of parameters copied. */
 unsigned nv_memory_copy_escaping_byval(LLVMModuleRef m);
 
+/* Over every function of m: the volatile loads and stores of a local
+ * (alloca) whose address goes nowhere but into its own loads and stores
+ * become plain ones.  No other thread, signal or longjmp can see a GPU
+ * thread's local, and cicc emits plain ld.local/st.local for such a
+ * volatile: ptxas then keeps it in registers, where a volatile one stays
+ * in the stack frame (cuda-samples' calcHashD: volatile float4 p).  A
+ * remark per local; the number of locals changed. */
+unsigned nv_memory_unvolatile_locals(LLVMModuleRef m);
+
 /* The first device function (not kernel) of m with a byval parameter, or
  * NULL: at -O0 LLVM 22's NVPTX cannot read one under 32-bit local pointers. */
 LLVMValueRef nv_memory_byval_device_fn(LLVMModuleRef m);

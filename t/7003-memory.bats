@@ -206,3 +206,23 @@ theirs() {
 		awk '/Function properties for local_pick/ { p = 1; next } p && /stack frame/ { print $1; exit }')
 	assert_equal "$frame" 0
 }
+
+@test "a volatile local no other code sees is read and written plainly, as cicc's, and stays out of memory" {
+	ours volatile_local
+	run grep -cE '__local_depot|ld\.local|st\.local' "$BATS_TEST_TMPDIR/volatile_local.ptx"
+	assert_output 0
+	# its address published, a volatile local is stored and read back
+	ours volatile_published
+	grep -qE 'st\.local\.b32' "$BATS_TEST_TMPDIR/volatile_published.ptx"
+	grep -qE 'ld\.local\.b32' "$BATS_TEST_TMPDIR/volatile_published.ptx"
+	run --separate-stderr env CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O3 -Xcicc -pass-remarks=nv-llc \
+		"$FIXTURES/memory.cu" -o "$BATS_TEST_TMPDIR/m.ptx"
+	assert_success
+	[[ "$stderr" == *"in function 'volatile_local': volatile loads and stores of a local that no other code can see made plain"* ]] ||
+		fail "$stderr"
+	[[ "$stderr" != *"in function 'volatile_published': volatile"* ]] || fail "$stderr"
+	have_ptxas || skip "ptxas is not installed"
+	frame=$("$(ptxas_bin)" -v -arch=sm_90 "$BATS_FILE_TMPDIR/memory.ptx" -o /dev/null 2>&1 |
+		awk '/Function properties for volatile_local$/ { p = 1; next } p && /stack frame/ { print $1; exit }')
+	assert_equal "$frame" 0
+}
