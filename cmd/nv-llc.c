@@ -93,9 +93,9 @@ precision_knobs(void)
 static void
 limit_slsr(LLVMModuleRef m)
 {
-	long long limit = nv_knob_int(NV_KNOB_SLSR_MAX_FUNCTION_SIZE);
+	const char *av[] = { "nv-llc", "-opt-disable=slsr" };
+	long long limit = nv_knob_int(NV_KNOB_SLSR_MAX_FUNCTION_SIZE), most = 0;
 	LLVMValueRef big = NULL;
-	long long most = 0;
 
 	if (!limit || !olevel)
 		return;
@@ -110,8 +110,6 @@ limit_slsr(LLVMModuleRef m)
 	}
 	if (most <= limit)
 		return;
-	const char *av[] = { "nv-llc", "-opt-disable=slsr" };
-
 	LLVMParseCommandLineOptions(2, av, NULL);
 	nv_remark(NV_REMARK_MISSED, "nv-llc", "SLSROff", big,
 	          "no straight-line strength reduction in this module: a function of %lld instructions "

@@ -627,10 +627,13 @@ local_accesses(LLVMValueRef p, LLVMValueRef *acc, unsigned cap, unsigned *n, int
 			if (*n == cap)
 				return 0;
 			acc[(*n)++] = in;
-		} else if (!(LLVMIsACallInst(in) && LLVMGetCalledValue(in) &&
-		             LLVMIsAFunction(LLVMGetCalledValue(in)) &&
-		             !strncmp(LLVMGetValueName(LLVMGetCalledValue(in)), "llvm.lifetime.", 14))) {
-			return 0;
+		} else {
+			LLVMValueRef callee = LLVMIsACallInst(in) ? LLVMGetCalledValue(in) : NULL;
+			size_t len;
+
+			if (!callee || !LLVMIsAFunction(callee) ||
+			    strncmp(LLVMGetValueName2(callee, &len), "llvm.lifetime.", 14))
+				return 0;
 		}
 	}
 	return 1;
@@ -646,7 +649,9 @@ nv_memory_unvolatile_locals(LLVMModuleRef m)
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
 		if (LLVMIsDeclaration(f))
 			continue;
-		for (LLVMValueRef a = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(f)); a; a = LLVMGetNextInstruction(a)) {
+		LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(f);
+
+		for (LLVMValueRef a = LLVMGetFirstInstruction(entry); a; a = LLVMGetNextInstruction(a)) {
 			unsigned n = 0, vol = 0;
 
 			if (!LLVMIsAAllocaInst(a) || !local_accesses(a, acc, CAP, &n, 0))

@@ -218,7 +218,8 @@ struct_elements(LLVMValueRef alloca, LLVMTypeRef of)
 	LLVMTargetDataRef td;
 	unsigned long long whole, one;
 
-	if (LLVMGetTypeKind(t) != LLVMStructTypeKind || !LLVMTypeIsSized(of) || !LLVMIsAConstantInt(LLVMGetOperand(alloca, 0)))
+	if (LLVMGetTypeKind(t) != LLVMStructTypeKind || !LLVMTypeIsSized(of) ||
+	    !LLVMIsAConstantInt(LLVMGetOperand(alloca, 0)))
 		return 0;
 	td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(alloca))));
 	whole = LLVMABISizeOfType(td, t);
