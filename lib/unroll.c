@@ -207,24 +207,29 @@ array_elements(LLVMValueRef alloca, unsigned assumed)
 	return array ? size : 0;
 }
 
-/* Elements of a struct alloca that stays in memory, as one access of `of`
- * counts them: a struct wrapping an array (llm.c's Packed128, a
- * std::array) indexed by the loop is an array all the same.  0 when the
- * sizes say nothing. */
+/* Elements of a struct alloca that wraps an array and nothing else
+ * (llm.c's Packed128, a std::array): the array's, as array_elements
+ * counts them.  A struct with other fields (curand's state: a counter, an
+ * array of 5 and the Box-Muller fields) is 0, as cicc counts it. */
 static uint64_t
-struct_elements(LLVMValueRef alloca, LLVMTypeRef of)
+wrapped_elements(LLVMValueRef alloca)
 {
 	LLVMTypeRef t = LLVMGetAllocatedType(alloca);
-	LLVMTargetDataRef td;
-	unsigned long long whole, one;
+	uint64_t size = 1;
 
-	if (LLVMGetTypeKind(t) != LLVMStructTypeKind || !LLVMTypeIsSized(of) ||
-	    !LLVMIsAConstantInt(LLVMGetOperand(alloca, 0)))
+	if (!LLVMIsAConstantInt(LLVMGetOperand(alloca, 0)) ||
+	    LLVMConstIntGetZExtValue(LLVMGetOperand(alloca, 0)) != 1)
 		return 0;
-	td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(alloca))));
-	whole = LLVMABISizeOfType(td, t);
-	one = LLVMABISizeOfType(td, of);
-	return one && whole / one > 1 ? whole / one : 0;
+	while (LLVMGetTypeKind(t) == LLVMStructTypeKind && LLVMCountStructElementTypes(t) == 1)
+		t = LLVMStructGetTypeAtIndex(t, 0);
+	if (LLVMGetTypeKind(t) != LLVMArrayTypeKind)
+		return 0;
+	for (; LLVMGetTypeKind(t) == LLVMArrayTypeKind; t = LLVMGetElementType(t)) {
+		size *= LLVMGetArrayLength2(t);
+		if (size > UINT32_MAX)
+			size = UINT32_MAX;
+	}
+	return size > 1 ? size : 0;
 }
 
 /* Whether some address into p (through GEPs and casts) has an index that
@@ -309,7 +314,7 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 				a = local_array(LLVMGetOperand(in, 1), &cache);
 			}
 			if (a && !(n = array_elements(a, up->assumed_size)))
-				n = struct_elements(a, LLVMTypeOf(op == LLVMLoad ? in : LLVMGetOperand(in, 0)));
+				n = wrapped_elements(a);
 			if (a && n > f->array) {
 				size_t len;
 				const char *name = LLVMGetValueName2(a, &len);
