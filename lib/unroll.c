@@ -210,7 +210,8 @@ array_elements(LLVMValueRef alloca, unsigned assumed)
 /* Elements of a struct alloca that wraps an array and nothing else
  * (llm.c's Packed128, a std::array): the array's, as array_elements
  * counts them.  A struct with other fields (curand's state: a counter, an
- * array of 5 and the Box-Muller fields) is 0, as cicc counts it. */
+ * array of 5 and the Box-Muller fields) is 0: cicc unrolls loops over
+ * Packed128 and keeps the loops over curand's state. */
 static uint64_t
 wrapped_elements(LLVMValueRef alloca)
 {
