@@ -164,6 +164,10 @@ body() {
 	assert_output --partial "completely unrolled with count 8 (level 3: trip count 8, size"
 	assert_output --partial "within the threshold 2430"
 	[ "$(body local_struct8 | grep -c 'llvm.sqrt.f32')" -eq 16 ]
+	# a struct with another field beside the array is not an array
+	run remark local_struct8n
+	assert_output --partial "not unrolled"
+	[ "$(body local_struct8n | grep -c 'llvm.sqrt.f32')" -eq 2 ]
 }
 
 @test "level 4: a loop with if (i == 0) is peeled once" {

@@ -158,4 +158,9 @@ setup_file() {
 	# 0 is no limit
 	run nv-llc -arch=sm_90 -slsr-max-function-size=0 "$FIXTURES/slsr.ll"
 	[ "$(grep -c 'mul\.lo' <<<"$output")" -eq 1 ]
+	# a size that is not one is a usage error, before any work
+	run --separate-stderr nv-llc -arch=sm_90 -slsr-max-function-size=-1 "$FIXTURES/slsr.ll"
+	assert_equal "$status" 2
+	assert_equal "$output" ""
+	[[ "$stderr" == "nv-llc: error: invalid value '-1' for knob -slsr-max-function-size"* ]] || fail "$stderr"
 }
