@@ -282,9 +282,9 @@ nv_drv_use_pch(struct nv_strv *av, const struct nv_pch *pch)
 {
 	nv_strv_push(av, "-include-pch");
 	nv_strv_push(av, pch->pch);
-	if (pch->bytes) {
+	if (pch->skip) {
 		nv_strv_push(av, "-Xclang");
-		nv_strv_pushf(av, "-preamble-bytes=%zu,1", pch->bytes);
+		nv_strv_pushf(av, "-preamble-bytes=%zu,1", pch->skip);
 	}
 }
 
@@ -386,33 +386,51 @@ user_include(void)
 	return 0;
 }
 
-/* The header cache's entry for this build: the source's preamble's when
- * fresh or when this is the second compile of that preamble under this
- * command (chained on the command's); else the command's, used when fresh,
- * else built now unless another compile is building it (then this one goes
- * without).  Nothing here fails the build: without a cache it is only
- * slower.  A build that prints anything (a warning in a header) is not
- * cached, so the warning is not lost on the next compile. */
+/* Build the prefix entry e, chained on base (the command's entry, or a
+ * shorter prefix's; e locked): 0 when it is there to use. */
+static int
+build_prefix(const struct nv_job *j, const char *dir, struct nv_pch *e, const struct nv_pch *base,
+             const char *err, struct nv_strv *paths, int host)
+{
+	struct nv_strv *av = front_end_flags(dir, j->arch, 1, host);
+
+	nv_strv_push(av, "-include-pch");
+	nv_strv_push(av, base->pch);
+	return build_entry(j, e, av, err, paths, host);
+}
+
+/* The header cache's entry for this build: the longest prefix of the
+ * source's preamble whose entry is fresh, or one prefix longer when that
+ * one was compiled before (built now, chained on it); else the command's,
+ * used when fresh, else built now unless another compile is building it
+ * (then this one goes without).  Nothing here fails the build: without a
+ * cache it is only slower.  A build that prints anything (a warning in a
+ * header) is not cached, so the warning is not lost on the next compile;
+ * nor is any longer prefix, which would print it too. */
 const char *
 nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch, const char *err,
                     struct nv_strv *paths, int host)
 {
-	struct nv_pch pre = { 0 };
-	struct nv_strv *av = NULL;
-	char *cache, *text = NULL;
-	size_t bytes = 0;
+	struct nv_preamble pre = { 0 };
+	struct nv_pch *e = NULL;
+	char *cache;
+	size_t n = 0, last = 0;
+	long best = -1, build = -1;
 	int off = 0, ok;
 
 	if (nv_drv.no_cache || !(cache = nv_pch_dir()))
 		return NULL;
 	nv_pch_init(pch, cache, front_end_flags(dir, j->arch, 0, host)->v, NULL, 0);
-	if (!user_include() && strcmp(j->input, "-") && (bytes = nv_pch_preamble(j->input, &text))) {
-		av = front_end_flags(dir, j->arch, 1, host);
+	if (!user_include() && strcmp(j->input, "-") && (n = nv_pch_preamble(j->input, &pre))) {
+		struct nv_strv *av = front_end_flags(dir, j->arch, 1, host);
+
+		/* keyed by the command as it uses the command's entry */
 		nv_strv_push(av, "-include-pch");
 		nv_strv_push(av, pch->pch);
-		nv_pch_init(&pre, cache, av->v, text, bytes);
-		nv_pch_chain(&pre, pch);
-		free(text);
+		e = xcalloc(n, sizeof(*e));
+		for (size_t i = 0; i < n; i++)
+			nv_pch_init(&e[i], cache, av->v, &pre, i);
+		nv_preamble_free(&pre);
 	}
 	free(cache);
 	if (nv_pch_fresh(pch, &off))
@@ -422,21 +440,37 @@ nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
 		ok = 0;
 	else
 		ok = !build_entry(j, pch, front_end_flags(dir, j->arch, 0, host), err, paths, host);
-	if (bytes) {
-		int pre_off = 0;
+	/* the longest fresh prefix; the longer ones up to the first whose
+	 * headers are not cached (nor any longer) */
+	for (size_t i = n; ok && i-- > 0 && best < 0;) {
+		int o = 0;
 
-		if (ok && nv_pch_fresh(&pre, &pre_off) && !pre_off) {
-			nv_pch_release(pch);
-			*pch = pre;
-			return pch->pch;
-		}
-		if (!pre_off && !nv_drv.dryrun && nv_pch_seen(&pre) && ok && !nv_pch_lock(&pre) &&
-		    !build_entry(j, &pre, av, err, paths, host)) {
-			nv_pch_release(pch);
-			*pch = pre;
-			return pch->pch;
-		}
-		nv_pch_release(&pre);
+		if (nv_pch_fresh(&e[i], &o) && !o)
+			best = (long)i;
 	}
+	for (last = (size_t)(best + 1); ok && last < n; last++) {
+		int o = 0;
+
+		if (nv_pch_fresh(&e[last], &o) && o)
+			break;
+	}
+	for (size_t i = (size_t)(best + 1); ok && !nv_drv.dryrun && i < last; i++)
+		if (nv_pch_seen(&e[i]))
+			build = (long)i;
+	if (build >= 0) {
+		const struct nv_pch *base = best >= 0 ? &e[best] : pch;
+
+		nv_pch_chain(&e[build], base);
+		if (!nv_pch_lock(&e[build]) && !build_prefix(j, dir, &e[build], base, err, paths, host))
+			best = build;
+	}
+	if (best >= 0) {
+		nv_pch_release(pch);
+		*pch = e[best];
+		memset(&e[best], 0, sizeof(e[best]));
+	}
+	for (size_t i = 0; i < n; i++)
+		nv_pch_release(&e[i]);
+	free(e);
 	return ok ? pch->pch : NULL;
 }

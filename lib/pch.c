@@ -38,6 +38,15 @@
 /* Characters the cache path may hold: no quoting in a dependency file. */
 static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-";
 
+/* Is tok one of the cache's own files (a chained entry's bases)? */
+static int
+in_cache(const struct nv_pch *p, const char *tok)
+{
+	size_t n = strlen(p->dir);
+
+	return !strncmp(tok, p->dir, n) && tok[n] == '/';
+}
+
 static int
 mkdirs(char *path)
 {
@@ -140,8 +149,10 @@ relative_paths(char *const *argv)
 }
 
 void
-nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const char *preamble, size_t bytes)
+nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const struct nv_preamble *pre,
+            size_t stop)
 {
+	size_t bytes = pre ? pre->stop[stop].text : 0;
 	uint64_t h = 0xcbf29ce484222325ull;
 	char cwd[4096];
 	struct stat st;
@@ -157,10 +168,11 @@ nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const char *pr
 	for (size_t i = 0; argv[i]; i++)
 		h = fnv_str(h, argv[i]);
 	if (bytes) {
-		h = fnv(h, preamble, bytes);
+		h = fnv(h, pre->text, bytes);
 		p->preamble = xmalloc(bytes);
-		memcpy(p->preamble, preamble, bytes);
+		memcpy(p->preamble, pre->text, bytes);
 		p->bytes = bytes;
+		p->skip = pre->stop[stop].bytes;
 	}
 	p->dir = xstrdup(dir);
 	p->key = xasprintf("%016llx", (unsigned long long)h);
@@ -174,9 +186,10 @@ nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const char *pr
 
 /* Does line (n bytes, no newline) hold only an `#include <...>`, spaces
  * and comments?  *comment: whether a block comment is open, before and
- * after.  0 for a blank line, 1 for an include, -1 for anything else. */
+ * after.  0 for a blank line, 1 for an include (its name in *name, *len
+ * bytes), -1 for anything else. */
 static int
-include_line(const char *line, size_t n, int *comment)
+include_line(const char *line, size_t n, int *comment, const char **name, size_t *len)
 {
 	const char *s = line, *end = line + n;
 	int inc = 0;
@@ -206,10 +219,12 @@ include_line(const char *line, size_t n, int *comment)
 				;
 			if (s == end || *s != '<')
 				return -1;
+			*name = ++s;
 			while (s < end && *s != '>' && *s != '"' && *s != '\\')
 				s++;
-			if (s == end || *s != '>')
+			if (s == end || *s != '>' || s == *name)
 				return -1;
+			*len = (size_t)(s - *name);
 			s++;
 			inc = 1;
 		} else {
@@ -220,37 +235,58 @@ include_line(const char *line, size_t n, int *comment)
 }
 
 size_t
-nv_pch_preamble(const char *path, char **text)
+nv_pch_preamble(const char *path, struct nv_preamble *pre)
 {
-	enum { MAX = 1 << 16 };
+	enum { MAX = 1 << 16, STOPS = 32 };
 	char *buf = xmalloc(MAX);
-	size_t n = 0, r, at = 0, bytes = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), comment = 0, any = 0;
+	size_t n = 0, r, at = 0, count = 0, cap = 0, len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), comment = 0;
 
-	*text = NULL;
+	memset(pre, 0, sizeof(*pre));
 	while (fd >= 0 && n < MAX && (r = (size_t)read(fd, buf + n, MAX - n)) > 0 && r != (size_t)-1)
 		n += r;
 	if (fd >= 0)
 		close(fd);
-	while (at < n) {
+	while (at < n && pre->n < STOPS) {
 		char *nl = memchr(buf + at, '\n', n - at);
+		const char *name = NULL;
+		size_t name_len = 0;
 		int k;
 
 		if (!nl || memchr(buf + at, '\0', (size_t)(nl - (buf + at))))
 			break;
-		k = include_line(buf + at, (size_t)(nl - (buf + at)), &comment);
+		k = include_line(buf + at, (size_t)(nl - (buf + at)), &comment, &name, &name_len);
 		if (k < 0)
 			break;
-		any |= k;
 		at = (size_t)(nl - buf) + 1;
-		if (any && !comment)
-			bytes = at;
+		if (k) {
+			/* "#include <" NAME ">\n", and sprintf's NUL */
+			if (len + name_len + 13 > cap)
+				pre->text = xrealloc(pre->text, cap = 2 * (len + name_len + 13));
+			len += (size_t)sprintf(pre->text + len, "#include <%.*s>\n", (int)name_len, name);
+			count++;
+		}
+		/* a stop: the includes so far end here, outside any comment */
+		if (!comment && count && (!pre->n || pre->stop[pre->n - 1].includes < count)) {
+			pre->stop = xrealloc(pre->stop, (pre->n + 1) * sizeof(*pre->stop));
+			pre->stop[pre->n].includes = count;
+			pre->stop[pre->n].text = len;
+			pre->stop[pre->n].bytes = at;
+			pre->n++;
+		}
 	}
-	if (bytes)
-		*text = buf;
-	else
-		free(buf);
-	return bytes;
+	free(buf);
+	if (!pre->n)
+		nv_preamble_free(pre);
+	return pre->n;
+}
+
+void
+nv_preamble_free(struct nv_preamble *pre)
+{
+	free(pre->text);
+	free(pre->stop);
+	memset(pre, 0, sizeof(*pre));
 }
 
 /* A dependency file's token as a path: "\ " is a space, "$$" a dollar. */
@@ -339,6 +375,7 @@ static int
 read_list(const struct nv_pch *p, struct nv_strv *toks, int check, int *off)
 {
 	FILE *fp = fopen(p->list, "r");
+	struct nv_strv bases = { 0 };
 	char line[8192];
 	int ok = 1;
 
@@ -361,10 +398,14 @@ read_list(const struct nv_pch *p, struct nv_strv *toks, int check, int *off)
 			ok = 0;
 			break;
 		}
-		/* the cache's own files (a chained entry's base) are checked,
+		/* the cache's own files (a chained entry's bases) are checked,
 		 * never dependencies */
-		if (toks && strncmp(line + at, p->dir, strlen(p->dir)))
-			nv_strv_push(toks, line + at);
+		if (!in_cache(p, line + at)) {
+			if (toks)
+				nv_strv_push(toks, line + at);
+		} else if (check) {
+			nv_strv_push(&bases, line + at);
+		}
 		if (!check)
 			continue;
 		path = unescape(line + at);
@@ -373,6 +414,18 @@ read_list(const struct nv_pch *p, struct nv_strv *toks, int check, int *off)
 		free(path);
 	}
 	fclose(fp);
+	/* a fresh entry's bases are in use too: nv_pch_trim keeps them */
+	for (size_t i = 0; ok && i < bases.n; i++) {
+		size_t n = strlen(bases.v[i]);
+
+		if (n > 4 && !strcmp(bases.v[i] + n - 4, ".pch")) {
+			char *list = xasprintf("%.*s.list", (int)(n - 4), bases.v[i]);
+
+			utimensat(AT_FDCWD, list, NULL, 0);
+			free(list);
+		}
+	}
+	nv_strv_free(&bases);
 	return ok ? 0 : -1;
 }
 
@@ -391,7 +444,8 @@ nv_pch_fresh(const struct nv_pch *p, int *off)
 	if (stat(p->pch, &st))
 		return 0;
 	/* used: nv_pch_trim drops the entries used longest ago (the list's
-	 * time: the header's is checked by the entries chained on it) */
+	 * time: the header's is checked by the entries chained on it, and
+	 * read_list has touched the lists of this one's bases) */
 	utimensat(AT_FDCWD, p->list, NULL, 0);
 	return 1;
 }
@@ -418,13 +472,30 @@ nv_pch_lock(struct nv_pch *p)
 	/* the header's source: empty, so the header is what the command
 	 * includes; or the preamble */
 	fd = open(p->src, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0 || (p->bytes && write(fd, p->preamble, p->bytes) != (ssize_t)p->bytes)) {
+	if (fd < 0 || (p->bytes > p->from &&
+	                write(fd, p->preamble + p->from, p->bytes - p->from) != (ssize_t)(p->bytes - p->from))) {
 		if (fd >= 0)
 			close(fd);
 		nv_pch_abandon(p);
 		return -1;
 	}
 	close(fd);
+	return 0;
+}
+
+static int file_id(const char *tok, struct stat *st);
+
+/* Is tok one of the files of ids (n)? */
+static int
+same_file(const char *tok, const struct stat *ids, size_t n)
+{
+	struct stat st;
+
+	if (!file_id(tok, &st))
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		if (ids[k].st_ino == st.st_ino && ids[k].st_dev == st.st_dev)
+			return 1;
 	return 0;
 }
 
@@ -449,6 +520,8 @@ write_list(const struct nv_pch *p, int off)
 {
 	struct nv_strv toks = { 0 }, base = { 0 };
 	char *tmp = xasprintf("%s.%ld", p->list, (long)getpid());
+	struct stat *ids = NULL;
+	size_t nid = 0;
 	FILE *fp;
 	int rc = -1;
 
@@ -475,12 +548,16 @@ write_list(const struct nv_pch *p, int off)
 		}
 		fclose(in);
 	}
+	/* the base's files, as clang names them from the base's header (by
+	 * their full paths), are the base's */
+	ids = xcalloc(base.n + 1, sizeof(*ids));
+	for (size_t k = 0; k < base.n; k++)
+		if (file_id(base.v[k], &ids[nid]))
+			nid++;
 	for (size_t i = 0; i < toks.n; i++) {
-		char *path = unescape(toks.v[i]);
-
-		if (strcmp(path, p->src) && (!p->base_src || strcmp(path, p->base_src)) && !has(&base, toks.v[i]))
+		if (!in_cache(p, toks.v[i]) && !has(&base, toks.v[i]) &&
+		    !same_file(toks.v[i], ids, nid))
 			put_file(fp, toks.v[i]);
-		free(path);
 	}
 	if (p->base_pch)
 		put_file(fp, p->base_pch);
@@ -493,6 +570,7 @@ out:
 	if (rc)
 		unlink(tmp);
 	free(tmp);
+	free(ids);
 	nv_strv_free(&toks);
 	nv_strv_free(&base);
 	return rc;
@@ -501,6 +579,10 @@ out:
 void
 nv_pch_chain(struct nv_pch *p, const struct nv_pch *base)
 {
+	free(p->base_pch);
+	free(p->base_list);
+	free(p->base_src);
+	p->from = base->bytes;
 	p->base_pch = xstrdup(base->pch);
 	p->base_list = xstrdup(base->list);
 	p->base_src = xstrdup(base->src);
@@ -602,7 +684,7 @@ nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input,
 		const char *tok = got.v[i];
 		struct stat st;
 
-		if (!strncmp(tok, p->dir, strlen(p->dir)) || has(&out, tok))
+		if (in_cache(p, tok) || has(&out, tok))
 			continue; /* the cache's own files are no dependencies */
 		/* a header of the entry, as clang names it from the entry (by
 		 * its full path): named as the compile without it names it */

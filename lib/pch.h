@@ -20,21 +20,40 @@
  * KEY hashes nvcc-lite's version, clang's identity and the command.
  *
  * Two kinds of entry: the command's, built on first use (its source empty:
- * the headers every source of the command includes first), and a source's
- * preamble's, built on second use (its source the leading `#include <...>`
- * lines of one source, with the comments among them; KEY hashes those
- * bytes too), chained on the command's (it holds only what that one does
- * not).  A compile with a preamble's entry skips those bytes of its source
- * (clang's -preamble-bytes), so nothing is read twice.
+ * the headers every source of the command includes first), and a
+ * preamble's, built on second use.  A source's preamble is its leading
+ * `#include <...>` lines (with blank lines and comments among them), and
+ * every include that ends a line outside a comment is a stop: the
+ * includes up to a stop are a prefix of the preamble.  A prefix's entry is
+ * keyed by the command and the prefix's header names alone, so sources
+ * that begin with the same headers share it whatever their comments.  It
+ * is chained on the longest shorter prefix's entry there is, else on the
+ * command's, and holds only what that one does not.  A compile takes the
+ * longest prefix's entry that is fresh and skips that many bytes of its
+ * source (clang's -preamble-bytes), so nothing is read twice.
  */
 #include <stddef.h>
+
+/* A source's preamble: its includes as "#include <NAME>" lines, and its
+ * stops, at most 32. */
+struct nv_preamble {
+	char *text;
+	struct nv_stop {
+		size_t includes;        /* the includes up to the stop, */
+		size_t text;            /* their bytes in text, */
+		size_t bytes;           /* the source's bytes up to the stop */
+	} *stop;
+	size_t n;
+};
 
 struct nv_pch {
 	char *dir, *key;
 	char *pch, *list, *src, *lock;
 	char *tmp_pch, *tmp_deps;       /* the build's outputs, renamed in on success */
-	char *preamble;                 /* a preamble's entry: its text, */
-	size_t bytes;                   /* its length; NULL and 0 for the command's */
+	char *preamble;                 /* a prefix's entry: its includes, */
+	size_t bytes;                   /* their length; NULL and 0 for the command's */
+	size_t from;                    /* its source: preamble from here (its base has the rest) */
+	size_t skip;                    /* the bytes of the compiled source it stands for */
 	char *base_pch, *base_list, *base_src; /* a chained entry's base */
 	int held;                       /* we hold the lock */
 };
@@ -44,20 +63,21 @@ struct nv_pch {
  * none to be had (unset, not a directory, not writable). */
 char *nv_pch_dir(void);
 /* Name the cache entry of the front-end command argv (clang first, without
- * input, output or dependency flags) in dir; with preamble (bytes long),
- * the entry of that preamble under the command. */
-void nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const char *preamble,
-                 size_t bytes);
-/* Make p an entry chained on base: built with base's header included
- * (-include-pch), it holds only what base does not, lists base's files
- * first, and is stale when base is. */
+ * input, output or dependency flags) in dir; with pre, the entry of its
+ * prefix up to stop under the command. */
+void nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const struct nv_preamble *pre,
+                 size_t stop);
+/* Make p an entry chained on base (the command's, or a shorter prefix's):
+ * built with base's header included (-include-pch), it holds only what
+ * base does not, lists base's files first, and is stale when base is. */
 void nv_pch_chain(struct nv_pch *p, const struct nv_pch *base);
-/* The preamble of the source at path: its first bytes, up to the end of a
- * line, that hold nothing but `#include <...>` lines, blank lines and
- * comments (at least one include), in *text; its length, 0 when it has
- * none.  Quoted includes end it: they are found beside the source, and the
- * entry is built elsewhere. */
-size_t nv_pch_preamble(const char *path, char **text);
+/* The preamble of the source at path in *pre: the number of its stops, 0
+ * when it has none (then *pre holds nothing).  It ends at the first line
+ * that holds anything but `#include <...>`, blank space and comments, or
+ * that a backslash continues.  Quoted includes end it: they are found
+ * beside the source, and the entry is built elsewhere. */
+size_t nv_pch_preamble(const char *path, struct nv_preamble *pre);
+void nv_preamble_free(struct nv_preamble *pre);
 /* 1 when the entry is there and every file it was built from is as it was;
  * *off set when the entry says these headers are not cached. */
 int nv_pch_fresh(const struct nv_pch *p, int *off);

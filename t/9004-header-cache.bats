@@ -282,7 +282,7 @@ preamble_source() {
 	body='__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }'
 	# source | lines of its preamble (0: none)
 	cases=(
-		"#include <a.h>\n#include <b.h>\n\n$body|3"
+		"#include <a.h>\n#include <b.h>\n\n$body|2"
 		"  #  include<a.h> // c\n/* x */ #include <b.h> /* y\n */\n#include \"c.h\"\n$body|3"
 		"#include \"c.h\"\n#include <a.h>\n$body|0"
 		"#define X 1\n#include <a.h>\n$body|0"
@@ -306,6 +306,55 @@ preamble_source() {
 				fail "$(cat k.cu): want $want lines: $(fe_cmd)"
 		fi
 	done
+}
+
+@test "sources that begin with the same <includes> share an entry, whatever their comments; a longer prefix is chained on it" {
+	mkdir inc
+	printf '#pragma once\n#define X_H 2\nstruct big { float v[X_H]; };\n' >inc/x.h
+	printf '#pragma once\n#define Y_H 3\n' >inc/y.h
+	printf '#pragma once\n#define Z_H 5\n' >inc/z.h
+	body='__global__ void k(big *p) { p[threadIdx.x].v[1] += X_H * SECOND; }'
+	printf '// a\n#include <x.h>\n#include <y.h>\n#define SECOND Y_H\n%s\n' "$body" >a.cu
+	printf '/* b */\n#  include   <x.h> // x\n#include <z.h>\n#define SECOND Z_H\n%s\n' "$body" >b.cu
+	for f in a b; do nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc $f.cu -o $f.plain.ptx; done
+	grep -q '0f40C00000' a.plain.ptx && grep -q '0f41200000' b.plain.ptx || fail "not 2*3 and 2*5"
+	# a's first compile: only the command's entry; b's first: <x.h> was seen, built, used
+	nvcc-lite -ptx -arch=sm_90 -Iinc a.cu -o a.1.ptx
+	[ "$(entries_in cache)" -eq 1 ]
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc b.cu -o b.1.ptx
+	assert_success
+	[ "$(entries_in cache)" -eq 2 ]
+	fe_cmd | grep -q -- "-preamble-bytes=$(head -2 b.cu | wc -c),1 " || fail "x.h's entry not used: $(fe_cmd)"
+	# a again: <x.h> <y.h> was seen, built on <x.h>'s entry, holding only y.h
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc a.cu -o a.2.ptx
+	assert_success
+	[ "$(grep -c -- '-emit-pch' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	grep -- '-emit-pch' <<<"$stderr" | grep -q -- "-include-pch $NVCC_LITE_CACHE_DIR/fe-" || fail "not chained: $stderr"
+	fe_cmd | grep -q -- "-preamble-bytes=$(head -3 a.cu | wc -c),1 " || fail "x.h y.h's entry not used: $(fe_cmd)"
+	[ "$(entries_in cache)" -eq 3 ]
+	# b again: <x.h> <z.h>, chained on the same entry; then nothing more
+	x=$(grep -l 'x.h' cache/fe-*.cu)
+	[ "$(wc -l <<<"$x")" -eq 1 ] || fail "x.h is in two entries' sources"
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc b.cu -o b.2.ptx
+	grep -- '-emit-pch' <<<"$stderr" | grep -q -- "-include-pch $NVCC_LITE_CACHE_DIR/$(basename "${x%.cu}").pch " || fail "not chained on x.h's: $stderr"
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc b.cu -o b.3.ptx
+	! grep -q -- '-emit-pch' <<<"$stderr" || fail "built again: $stderr"
+	fe_cmd | grep -q -- "-preamble-bytes=$(head -3 b.cu | wc -c),1 " || fail "x.h z.h's entry not used: $(fe_cmd)"
+	[ "$(entries_in cache)" -eq 4 ]
+	[ "$(grep -l 'x.h' cache/fe-*.cu | wc -l)" -eq 1 ] || fail "x.h is in two entries' sources"
+	for f in a.1 a.2; do cmp a.plain.ptx $f.ptx; done
+	for f in b.1 b.2 b.3; do cmp b.plain.ptx $f.ptx; done
+	# through a chain of two: the dependency file names every header once
+	nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc -MD a.cu -o a.ptx && mv a.d plain.d
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc -MD a.cu -o a.ptx
+	fe_cmd | grep -q -- "-preamble-bytes=$(head -3 a.cu | wc -c),1 " || fail "not used: $(fe_cmd)"
+	diff plain.d a.d
+	grep -q 'inc/x.h' a.d && grep -q 'inc/y.h' a.d
+	# a header of the shared entry changes: both chains see it
+	sed -i 's/X_H 2/X_H 7/' inc/x.h
+	nvcc-lite -ptx -arch=sm_90 -Iinc a.cu -o a.4.ptx
+	nvcc-lite -ptx -arch=sm_90 -Iinc b.cu -o b.4.ptx
+	grep -q '0f41A80000' a.4.ptx && grep -q '0f420C0000' b.4.ptx || fail "the old x.h was used"
 }
 
 @test "with a preamble's entry, diagnostics keep their lines and dependency files their bytes" {
