@@ -448,16 +448,18 @@ nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
 		if (nv_pch_fresh(&e[i], &o) && !o)
 			best = (long)i;
 	}
-	for (last = (size_t)(best + 1); ok && last < n; last++) {
+	for (last = (size_t)(best + 1); last < n; last++) {
 		int o = 0;
 
 		if (nv_pch_fresh(&e[last], &o) && o)
 			break;
 	}
-	for (size_t i = (size_t)(best + 1); ok && !nv_drv.dryrun && i < last; i++)
+	/* marked even without the command's entry (the host side's first
+	 * compile): the next compile builds both */
+	for (size_t i = (size_t)(best + 1); !nv_drv.dryrun && i < last; i++)
 		if (nv_pch_seen(&e[i]))
 			build = (long)i;
-	if (build >= 0) {
+	if (ok && build >= 0) {
 		const struct nv_pch *base = best >= 0 ? &e[best] : pch;
 
 		nv_pch_chain(&e[build], base);
