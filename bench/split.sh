@@ -48,7 +48,7 @@ cmp -s "$out/split/split1.ptx" "$out/split/split2.ptx" || echo "bench/split.sh: 
 # with codegen (each chain's time: the sum of its steps' own wall times)
 phase2() {
 	awk -F' , ' '$8 != "ms" { next }
-		/\(split\)/ { s += $7 } /\(join, codegen\)/ { j += $7 }
+		/\(split\)/ { s += $7 } /\(join and codegen\)/ { j += $7 }
 		match($2, /\(phase II( part [0-9]+)?\)$/) { part[substr($2, RSTART)] += $7 }
 		END { for (k in part) if (part[k] > p) p = part[k]; printf "%.0f", s + p + j }' "$1"
 }

@@ -549,7 +549,7 @@ join_chain(struct build *p, struct nv_drv_chain *c, char **parts, size_t n)
 
 	if (!prog)
 		nv_fatal("cannot find nv-link beside nvcc-lite in %s", p->dir);
-	chain_init(p, c, "join, codegen");
+	chain_init(p, c, "join and codegen");
 	nv_strv_push(av, prog);
 	nv_strv_pushf(av, "-split-map=%s", map);
 	for (size_t i = 0; i < n; i++)

@@ -231,7 +231,54 @@ ms_between(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
-static double wall_in_steps; /* the rows' sum: the driver's row is the rest */
+/* The steps' own wall times as intervals (ms on CLOCK_MONOTONIC): the
+ * driver's row is the time outside all of them.  Steps of chains that ran
+ * at once (Phase II's parts, -j) overlap, so the rest is not a sum. */
+static struct span {
+	double lo, hi;
+} *spans;
+static size_t nspans;
+
+static double
+ts_ms(const struct timespec *t)
+{
+	return (double)t->tv_sec * 1e3 + (double)t->tv_nsec / 1e6;
+}
+
+static int
+by_lo(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* The time between a and b that no step covers. */
+static double
+outside_steps(double a, double b)
+{
+	double covered = 0, lo = 0, hi = 0;
+	int open = 0;
+
+	qsort(spans, nspans, sizeof(*spans), by_lo);
+	for (size_t i = 0; i < nspans; i++) {
+		double l = spans[i].lo < a ? a : spans[i].lo, h = spans[i].hi > b ? b : spans[i].hi;
+
+		if (h <= l)
+			continue;
+		if (open && l <= hi) {
+			if (h > hi)
+				hi = h;
+			continue;
+		}
+		if (open)
+			covered += hi - lo;
+		lo = l, hi = h, open = 1;
+	}
+	if (open)
+		covered += hi - lo;
+	return b - a - covered;
+}
 
 void
 nv_drv_record_times(const struct nv_drv_chain *c)
@@ -247,7 +294,11 @@ nv_drv_record_times(const struct nv_drv_chain *c)
 		if (own < 0)
 			own = 0;
 		prev_exit = exit;
-		wall_in_steps += own;
+		if (own > 0) {
+			spans = xrealloc(spans, (nspans + 1) * sizeof(*spans));
+			spans[nspans].lo = ts_ms(&c->run.t0[0]) + exit - own;
+			spans[nspans++].hi = ts_ms(&c->run.t0[0]) + exit;
+		}
 		for (int cpu = 0; cpu < 2; cpu++)
 			fprintf(timing, "%s , %s (%s) , %s , %s , %s , nvcc-lite , %.4f , %s\n", c->src,
 			        c->name[i], c->label, c->in[i] ? c->in[i] : "-", c->out[i] ? c->out[i] : "-",
@@ -265,7 +316,7 @@ record_driver(const struct timespec *t0, const char *out)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(timing, " , nvcc-lite (driver) ,  , %s ,  , nvcc-lite , %.4f , ms\n", out,
-	        ms_between(t0, &t1) - wall_in_steps);
+	        outside_steps(ts_ms(t0), ts_ms(&t1)));
 	fprintf(timing, " , nvcc-lite (driver) ,  , %s ,  , nvcc-lite , %.4f , ms (cpu)\n", out,
 	        (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	                (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3);

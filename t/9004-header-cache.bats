@@ -171,6 +171,19 @@ EOF
 	[ "$total" -ge $((took / 2)) ] || fail "rows add up to $total ms, the compile took $took ms"
 }
 
+@test "-time under -split-compile: plain CSV rows, and the driver's row is the time outside every step" {
+	printf '__global__ void a(float *p) { p[threadIdx.x] *= 2.0f; }\n' >two.cu
+	printf '__global__ void b(float *p) { p[threadIdx.x] += 1.0f; }\n' >>two.cu
+	nvcc-lite -ptx -arch=sm_90 -split-compile=2 -time t.csv two.cu -o two.ptx
+	grep -q ' (phase II part 1) , ' t.csv || fail "not split: $(cat t.csv)"
+	grep -q ' (join and codegen) , ' t.csv || fail "$(cat t.csv)"
+	# eight fields a row, split on every comma: no field holds one
+	run awk -F, 'NF != 8' t.csv
+	assert_output ''
+	# the parts ran at once: the driver's row is what no step covers, never below 0
+	grep -q '^ , nvcc-lite (driver) ,  , two.ptx ,  , nvcc-lite , [0-9][0-9.]* , ms$' t.csv || fail "$(grep driver t.csv)"
+}
+
 @test "a long compile on a terminal says where it is, on one line it wipes; elsewhere nothing" {
 	command -v script >/dev/null || skip "no script(1)"
 	# a front end that takes a while
