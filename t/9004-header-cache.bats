@@ -370,6 +370,37 @@ preamble_source() {
 	grep -q '0f41A80000' a.4.ptx && grep -q '0f420C0000' b.4.ptx || fail "the old x.h was used"
 }
 
+@test "concurrent compiles of sources that share leading <includes>: all succeed, the same PTX, no leftovers" {
+	mkdir inc
+	for h in a b c; do printf '#pragma once\n#define V_%s 2\n' "$h" >inc/$h.h; done
+	# six sources, three prefixes in common: <a.h>, <a.h> <b.h>, <a.h> <b.h> <c.h>
+	for i in 1 2 3 4 5 6; do
+		case $((i % 3)) in
+		0) printf '#include <a.h>\n' ;;
+		1) printf '// %s\n#include <a.h>\n#include <b.h>\n' "$i" ;;
+		2) printf '#include <a.h>\n#include <b.h>\n#include <c.h>\n' ;;
+		esac >s$i.cu
+		printf '__global__ void k(int *p) { p[threadIdx.x] = V_a * %s; }\n' "$i" >>s$i.cu
+		nvcc-lite -ptx -no-cache -arch=sm_90 -Iinc s$i.cu -o s$i.plain.ptx
+	done
+	for round in 1 2 3; do
+		for i in 1 2 3 4 5 6; do
+			nvcc-lite -ptx -arch=sm_90 -Iinc s$i.cu -o s$i.$round.ptx 2>s$i.$round.err &
+		done
+		wait
+		for i in 1 2 3 4 5 6; do
+			[ ! -s s$i.$round.err ] || fail "round $round, s$i: $(cat s$i.$round.err)"
+			cmp s$i.plain.ptx s$i.$round.ptx
+		done
+	done
+	[ "$(entries_in cache)" -ge 2 ] || fail "no prefix entry: $(ls cache)"
+	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*' -o -name '*.list.*')" ]
+	# every prefix's entry is there now: a seventh compile builds nothing
+	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc s2.cu -o s2.4.ptx
+	! grep -q -- '-emit-pch' <<<"$stderr" || fail "built again: $stderr"
+	fe_cmd | grep -q -- "-preamble-bytes=$(head -3 s2.cu | wc -c),1 " || fail "$(fe_cmd)"
+}
+
 @test "with a preamble's entry, diagnostics keep their lines and dependency files their bytes" {
 	preamble_source
 	printf '#warning "in the body"\n' >>k.cu
