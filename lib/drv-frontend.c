@@ -400,8 +400,8 @@ build_prefix(const struct nv_job *j, const char *dir, struct nv_pch *e, const st
 }
 
 /* The header cache's entry for this build: the longest prefix of the
- * source's preamble whose entry is fresh, or one prefix longer when that
- * one was compiled before (built now, chained on it); else the command's,
+ * source's preamble whose entry is fresh, or the longest one beyond it that
+ * an earlier compile began with (built now, chained on it); else the command's,
  * used when fresh, else built now unless another compile is building it
  * (then this one goes without).  Nothing here fails the build: without a
  * cache it is only slower.  A build that prints anything (a warning in a
