@@ -104,6 +104,7 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->runtime_threshold = (unsigned)nv_knob_int(NV_KNOB_RUNTIME_UNROLL_THRESHOLD);
 	up->flat_trip = (unsigned)nv_knob_int(NV_KNOB_FLAT_LOOP_TRIPCOUNT_THRESHOLD);
 	up->assumed_size = (unsigned)nv_knob_int(NV_KNOB_UNROLL_ASSUMED_SIZE);
+	up->array_indexed = (int)nv_knob_int(NV_KNOB_UNROLL_LOCAL_ARRAY_INDEXED);
 	up->small_function = (unsigned)nv_knob_int(NV_KNOB_UNROLL_SMALL_FUNCTION_SIZE);
 	up->allow_partial = switch_of(cfg->partial, NV_KNOB_UNROLL_ALLOW_PARTIAL);
 	up->allow_remainder = (int)nv_knob_int(NV_KNOB_UNROLL_ALLOW_REMAINDER);
@@ -129,6 +130,7 @@ struct facts {
 	int innermost, simplified, convergent, calls;
 	uint64_t array;      /* elements of the largest local array accessed, 0 if none */
 	char array_name[64];
+	int const_array;     /* some local array accessed only at constant indices */
 	int64_t pragma_count;
 	int pragma_full, pragma_enable, disabled, runtime_disabled;
 	int replicated;      /* unrolled by a factor before, or vectorized */
@@ -270,6 +272,21 @@ stays_in_memory(LLVMValueRef p, int depth)
 	return 0;
 }
 
+/* Whether the address p (into an alloca) has an index that is not a
+ * constant: unrolling the loop it is in can make it one. */
+static int
+indexed_address(LLVMValueRef p)
+{
+	for (int depth = 0; p && depth < 32 && !LLVMIsAAllocaInst(p); depth++) {
+		if (LLVMIsAGetElementPtrInst(p))
+			for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(p); i++)
+				if (!LLVMIsAConstantInt(LLVMGetOperand(p, i)))
+					return 1;
+		p = LLVMIsAInstruction(p) || LLVMIsAConstantExpr(p) ? LLVMGetOperand(p, 0) : NULL;
+	}
+	return 0;
+}
+
 /* The array alloca a pointer is an address into, when it stays in memory;
  * cache remembers each alloca's answer (1 stays, 2 split). */
 static LLVMValueRef
@@ -309,10 +326,18 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 				f->convergent |= callee_is(in, "convergent");
 				if (!(callee && LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
 					f->calls = 1;
-			} else if (op == LLVMLoad) {
-				a = local_array(LLVMGetOperand(in, 0), &cache);
-			} else if (op == LLVMStore) {
-				a = local_array(LLVMGetOperand(in, 1), &cache);
+			} else if (op == LLVMLoad || op == LLVMStore) {
+				LLVMValueRef ptr = LLVMGetOperand(in, op == LLVMLoad ? 0 : 1);
+
+				/* an array this loop reads only at constant indices
+				 * is promoted (or not) whatever becomes of the loop:
+				 * no reason to unroll it (CUB's merge-sort loop, whose
+				 * keys[8] another loop indexes at run time) */
+				a = local_array(ptr, &cache);
+				if (a && up->array_indexed && !indexed_address(ptr)) {
+					f->const_array = 1;
+					a = NULL;
+				}
 			}
 			if (a && !(n = array_elements(a, up->assumed_size)))
 				n = wrapped_elements(a);
@@ -1101,6 +1126,8 @@ cascade(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up
 		mult = f->array < 6 ? (unsigned)f->array : 6;
 		NOTE(f, "level 1: loop %s accesses local array %s of %llu elements: budgets x%u", f->label,
 		     f->array_name, (unsigned long long)f->array, mult);
+	} else if (f->const_array) {
+		NOTE(f, "level 1: loop %s accesses a local array only at constant indices: budgets x1", f->label);
 	} else {
 		NOTE(f, "level 1: loop %s accesses no local array: budgets x1", f->label);
 	}

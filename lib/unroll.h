@@ -53,6 +53,7 @@ struct nv_unroll_params {
 	unsigned runtime_threshold; /* body budget for runtime unrolling */
 	unsigned flat_trip;         /* smallest expected trip count for runtime unrolling */
 	unsigned assumed_size;
+	int array_indexed;          /* the multiplier counts an array the loop indexes at run time */
 	unsigned small_function;    /* function size under which the override applies */
 	int allow_partial, allow_remainder, runtime, upper_bound, profile;
 	int runtime_convergent, epilog;

@@ -170,6 +170,22 @@ body() {
 	[ "$(body local_struct8n | grep -c 'llvm.sqrt.f32')" -eq 2 ]
 }
 
+@test "level 1: an array the loop touches only at constant indices is no reason to unroll it (CUB's merge sort)" {
+	unroll
+	# the inner loop (indexed by its IV) gets x6; the outer one, once the
+	# inner is unrolled, sees a[0..7] only: x1, and stays rolled
+	grep "in function 'local_const8'" <<<"$stderr" |
+		grep -q "level 1: loop %[0-9a-z.]* accesses a local array only at constant indices: budgets x1"
+	run remark local_const8
+	assert_output --partial "not unrolled: no level of the cascade found a profitable factor"
+	[ "$(body local_const8 | grep -c 'llvm.sqrt.f32')" -eq 7 ]
+	# counting any access, as before: x6, and the outer loop unrolled 8 times
+	unroll -nv-unroll-local-array-indexed=0
+	run remark local_const8
+	refute_output --partial "not unrolled"
+	[ "$(body local_const8 | grep -c 'llvm.sqrt.f32')" -eq 56 ]
+}
+
 @test "level 4: a loop with if (i == 0) is peeled once" {
 	unroll
 	run remark first_iter
