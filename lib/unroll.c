@@ -162,13 +162,19 @@ callee_is(LLVMValueRef call, const char *attr)
 	       LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind);
 }
 
-/* The alloca a pointer is an address into, through GEPs and casts. */
+/* The alloca a pointer is an address into, through GEPs and casts;
+ * *indexed set when a GEP on the way has an index that is not a constant
+ * (unrolling the loop the address is in can make it one). */
 static LLVMValueRef
-underlying_alloca(LLVMValueRef p)
+underlying_alloca(LLVMValueRef p, int *indexed)
 {
+	*indexed = 0;
 	for (int depth = 0; p && depth < 32; depth++) {
 		if (LLVMIsAAllocaInst(p))
 			return p;
+		if (LLVMIsAGetElementPtrInst(p))
+			for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(p); i++)
+				*indexed |= !LLVMIsAConstantInt(LLVMGetOperand(p, i));
 		if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p) || LLVMIsAAddrSpaceCastInst(p))
 			p = LLVMGetOperand(p, 0);
 		else if (LLVMIsAConstantExpr(p) && (LLVMGetConstOpcode(p) == LLVMGetElementPtr ||
@@ -272,27 +278,13 @@ stays_in_memory(LLVMValueRef p, int depth)
 	return 0;
 }
 
-/* Whether the address p (into an alloca) has an index that is not a
- * constant: unrolling the loop it is in can make it one. */
-static int
-indexed_address(LLVMValueRef p)
-{
-	for (int depth = 0; p && depth < 32 && !LLVMIsAAllocaInst(p); depth++) {
-		if (LLVMIsAGetElementPtrInst(p))
-			for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(p); i++)
-				if (!LLVMIsAConstantInt(LLVMGetOperand(p, i)))
-					return 1;
-		p = LLVMIsAInstruction(p) || LLVMIsAConstantExpr(p) ? LLVMGetOperand(p, 0) : NULL;
-	}
-	return 0;
-}
-
 /* The array alloca a pointer is an address into, when it stays in memory;
- * cache remembers each alloca's answer (1 stays, 2 split). */
+ * cache remembers each alloca's answer (1 stays, 2 split); *indexed as
+ * underlying_alloca says. */
 static LLVMValueRef
-local_array(LLVMValueRef p, struct nv_ptrmap *cache)
+local_array(LLVMValueRef p, struct nv_ptrmap *cache, int *indexed)
 {
-	LLVMValueRef a = underlying_alloca(p);
+	LLVMValueRef a = underlying_alloca(p, indexed);
 	unsigned k;
 
 	if (!a)
@@ -327,14 +319,14 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 				if (!(callee && LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
 					f->calls = 1;
 			} else if (op == LLVMLoad || op == LLVMStore) {
-				LLVMValueRef ptr = LLVMGetOperand(in, op == LLVMLoad ? 0 : 1);
+				int indexed;
 
 				/* an array this loop reads only at constant indices
 				 * is promoted (or not) whatever becomes of the loop:
 				 * no reason to unroll it (CUB's merge-sort loop, whose
 				 * keys[8] another loop indexes at run time) */
-				a = local_array(ptr, &cache);
-				if (a && up->array_indexed && !indexed_address(ptr)) {
+				a = local_array(LLVMGetOperand(in, op == LLVMLoad ? 0 : 1), &cache, &indexed);
+				if (a && up->array_indexed && !indexed) {
 					f->const_array = 1;
 					a = NULL;
 				}

@@ -184,6 +184,11 @@ body() {
 	run remark local_const8
 	refute_output --partial "not unrolled"
 	[ "$(body local_const8 | grep -c 'llvm.sqrt.f32')" -eq 56 ]
+	# a value that is not a switch is a usage error, with no output
+	run --separate-stderr nv-unroll -nv-unroll-local-array-indexed=2 "$BATS_FILE_TMPDIR/u.bc" -o "$BATS_TEST_TMPDIR/bad.bc"
+	assert_equal "$status" 2
+	[ ! -e "$BATS_TEST_TMPDIR/bad.bc" ]
+	[[ "$stderr" == "nv-unroll: error: invalid value '2' for knob -nv-unroll-local-array-indexed"* ]] || fail "$stderr"
 }
 
 @test "level 4: a loop with if (i == 0) is peeled once" {
