@@ -5,7 +5,8 @@
 # rejections, .entry sets that differ from nvcc's, and per kernel registers,
 # spills, stack and PTX instructions for both.  See bench/README.md.
 #
-#   sh bench/corpus.sh [-j N] [-o DIR] [-k REGEX] [-x REGEX] [-f LIST] [-n N] DIR...
+#   sh bench/corpus.sh [-j N] [-o DIR] [-k REGEX] [-x REGEX] [-f LIST] [-n N]
+#                      [-X KNOB,...] [-r DIR] DIR...
 #
 #   -j N          compile N files at once (default 1; quote times from -j 1)
 #   -o DIR        output directory (default bench/out, or BENCH_OUT)
@@ -14,6 +15,11 @@
 #   -f LIST       only the files named in LIST, one CORPUS/PATH a line
 #                 (e.g. the lite-fail rows of a previous corpus-files.csv)
 #   -n N          only the first N files (after -k, -x and -f)
+#   -X KNOB,...   pass -Xcicc KNOB,... to nvcc-lite only (e.g. -do-remat=0:
+#                 the same pipeline without a stage's engine)
+#   -r DIR        reuse nvcc's PTX, ptxas -v and time from the earlier run
+#                 whose output directory is DIR, for each file it compiled
+#                 with the same flags (nvcc-lite is always run)
 #
 # CORPUS is a directory's base name (cuda-samples), PATH a .cu file's path
 # under it.  Extra flags for both compilers come from bench/corpus/CORPUS.flags
@@ -32,9 +38,9 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${BENCH_OUT:-$top/bench/out}
-jobs=1 keep='' drop='' list='' limit=0
+jobs=1 keep='' drop='' list='' limit=0 knobs='' reuse=''
 arch=sm_90
-usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "corpus: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,6 +51,8 @@ while [ $# -gt 0 ]; do
 	-x) drop=${2:?}; shift 2 ;;
 	-f) list=${2:?}; shift 2 ;;
 	-n) limit=${2:?}; shift 2 ;;
+	-X) knobs=${2:?}; shift 2 ;;
+	-r) reuse=${2:?}; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option '$1' (try --help)" ;;
@@ -55,6 +63,8 @@ case $jobs in ''|*[!0-9]*|0) die "-j wants a positive count" ;; esac
 case $limit in ''|*[!0-9]*) die "-n wants a count" ;; esac
 [ $# -gt 0 ] || die "no corpus directory (try --help)"
 [ -z "$list" ] || [ -r "$list" ] || die "cannot read $list"
+[ -z "$reuse" ] || [ -d "$reuse/corpus" ] || die "$reuse holds no earlier corpus run"
+[ -z "$reuse" ] || reuse=$(cd "$reuse" && pwd)
 
 # shellcheck source=bench/tools.sh
 . "$top/bench/tools.sh"
@@ -131,19 +141,27 @@ one() {
 	nvcc_ms=- lite_ms=- nk=- lk=- ent=- px=- err='' only_n='' only_l='' status=ok
 	# the flags split on blanks, never globbed
 	set -f
-	t0=$(now_ms)
-	# shellcheck disable=SC2086
-	(cd "$(dirname "$src")" && "$nvcc" -ptx -arch=$arch -O3 $flags "$src" -o "$art.nvcc.ptx") \
-		>"$art.nvcc.err" 2>&1
-	rc=$?
-	t1=$(now_ms)
+	printf '%s\n' "$flags" >"$art.flags"
+	was=$reuse/corpus/$key
+	if [ -n "$reuse" ] && [ -s "$was.nvcc.ms" ] && [ -s "$was.nvcc.ptxas" ] && cmp -s "$was.flags" "$art.flags"; then
+		cp "$was.nvcc.ptx" "$was.nvcc.err" "$was.nvcc.ptxas" "$was.nvcc.ms" "$(dirname "$art")/"
+		rc=0 t0=0 t1=$(cat "$art.nvcc.ms")
+	else
+		t0=$(now_ms)
+		# shellcheck disable=SC2086
+		(cd "$(dirname "$src")" && "$nvcc" -ptx -arch=$arch -O3 $flags "$src" -o "$art.nvcc.ptx") \
+			>"$art.nvcc.err" 2>&1
+		rc=$?
+		t1=$(now_ms)
+	fi
 	if [ $rc != 0 ]; then
 		status=nvcc-fail err=$(first_error "$art.nvcc.err" "$root" "$name")
 	else
 		nvcc_ms=$((t1 - t0))
+		echo $nvcc_ms >"$art.nvcc.ms"
 		t0=$(now_ms)
 		# shellcheck disable=SC2086
-		(cd "$(dirname "$src")" && "$lite" -ptx -arch=$arch -O3 -time "$art.lite.time.csv" $flags "$src" -o "$art.lite.ptx") \
+		(cd "$(dirname "$src")" && "$lite" -ptx -arch=$arch -O3 -time "$art.lite.time.csv" ${knobs:+-Xcicc "$knobs"} $flags "$src" -o "$art.lite.ptx") \
 			>"$art.lite.err" 2>&1
 		rc=$?
 		t1=$(now_ms)
@@ -162,7 +180,8 @@ one() {
 		if [ -z "$only_n$only_l" ]; then ent=same; else ent=differ; fi
 		# relocatable device code refers to other files: compile only
 		case " $flags " in *" -rdc=true "* | *" -rdc true "*) pc=-c ;; *) pc= ;; esac
-		"$ptxas" $pc -v -arch=$arch "$art.nvcc.ptx" -o /dev/null >"$art.nvcc.ptxas" 2>&1 ||
+		[ -s "$art.nvcc.ptxas" ] ||
+			"$ptxas" $pc -v -arch=$arch "$art.nvcc.ptx" -o /dev/null >"$art.nvcc.ptxas" 2>&1 ||
 			echo "corpus: ptxas rejects nvcc's PTX of $key" >&2
 		if "$ptxas" $pc -v -arch=$arch "$art.lite.ptx" -o /dev/null >"$art.lite.ptxas" 2>&1; then
 			px=ok
@@ -216,7 +235,8 @@ if [ "$limit" -gt 0 ]; then head -n "$limit" "$sel" >"$work/n"; sel=$work/n; fi
 total=$(grep -c . "$sel")
 [ "$total" -gt 0 ] || die "no .cu file to compile"
 awk '{ printf "%06d\t%s\n", NR, $0 }' "$sel" >"$work/list"
-echo "corpus: $total files, -j $jobs; nvcc-lite is $lite" >&2
+[ "$reuse" != "$out" ] || die "-r names the output directory itself"
+echo "corpus: $total files, -j $jobs; nvcc-lite is $lite${knobs:+ -Xcicc $knobs}${reuse:+; nvcc's results from $reuse}" >&2
 
 # -j N: N workers, each on every Nth file
 i=0
@@ -247,7 +267,7 @@ function row(   i, s) { s = q($1); for (i = 2; i <= NF; i++) s = s "," q($i); re
 } >"$out/corpus-files.csv"
 
 awk -F'\t' -v md="$out/corpus.md" -v jobs="$jobs" -v nvcc_v="$nvcc_v" -v lite_v="$lite_v" \
-    -v lite="$lite" -v names="$names" -v arch="$arch" '
+    -v lite="$lite" -v names="$names" -v arch="$arch" -v knobs="$knobs" -v reuse="$reuse" '
 function corpus(k) { sub(/\/.*/, "", k); return k }
 function cell(s) { gsub(/\|/, "\\|", s); return s }
 function pct(a, b) { return b ? sprintf("%d (%.1f%%)", a, 100 * a / b) : a "" }
@@ -291,8 +311,9 @@ part == 1 {
 END {
 	ng = split("all" names, grp, " ")
 	print "# nvcc-lite on a corpus" >md
-	printf "\nnvcc %s and %s at %s, `-arch=%s -O3` and each file'\''s flags, -j %d%s.\n\n", nvcc_v, lite_v, lite, arch, jobs,
-		(jobs > 1 ? " (times not for quoting)" : "") >md
+	printf "\nnvcc %s and %s at %s, `-arch=%s -O3` and each file'\''s flags%s, -j %d%s%s.\n\n", nvcc_v, lite_v, lite, arch,
+		(knobs != "" ? ", nvcc-lite with `-Xcicc " knobs "`" : ""), jobs,
+		(jobs > 1 || reuse != "" ? " (times not for quoting)" : ""), (reuse != "" ? "; nvcc'\''s results from " reuse : "") >md
 	h = "|"; s = "|---|"
 	for (j = 1; j <= ng; j++) { h = h " | " grp[j]; s = s "---|" }
 	print h " |" >md; print s >md

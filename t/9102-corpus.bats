@@ -124,6 +124,33 @@ tiny/good.cu,ok"
 tiny/good.cu,ok"
 }
 
+@test "corpus.sh: -X hands knobs to nvcc-lite alone; -r reuses nvcc's results of an earlier run" {
+	need_nvcc
+	# a stand-in nvcc that leaves a trace when it compiles: -r must not
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\n[ "$1" = --version ] || echo ran >>"%s/nvcc-ran"\nexec "%s" "$@"\n' "$BATS_TEST_TMPDIR" "$(command -v nvcc || echo "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc")" \
+		>"$BATS_TEST_TMPDIR/bin/nvcc"
+	chmod +x "$BATS_TEST_TMPDIR/bin/nvcc"
+	printf '#!/bin/sh\necho "$@" >>"%s/lite-args"\nexec "%s/bin/nvcc-lite" "$@"\n' "$BATS_TEST_TMPDIR" "$TOP" >"$BATS_TEST_TMPDIR/lite"
+	chmod +x "$BATS_TEST_TMPDIR/lite"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" NVCC_LITE="$BATS_TEST_TMPDIR/lite" \
+		run sh "$TOP/bench/corpus.sh" -k good -X -unroll-count=2,-do-remat=0 -r "$OUT" -o "$BATS_TEST_TMPDIR/o" "$TINY"
+	assert_success
+	[ ! -e "$BATS_TEST_TMPDIR/nvcc-ran" ]
+	grep -q -- '-Xcicc -unroll-count=2,-do-remat=0' "$BATS_TEST_TMPDIR/lite-args"
+	# nvcc's numbers are the earlier run's
+	run diff <(grep good.cu "$OUT/corpus.csv" | cut -d, -f1-6) <(grep good.cu "$BATS_TEST_TMPDIR/o/corpus.csv" | cut -d, -f1-6)
+	assert_success
+	grep -q 'nvcc-lite with `-Xcicc -unroll-count=2,-do-remat=0`' "$BATS_TEST_TMPDIR/o/corpus.md"
+	# a file the earlier run did not compile with the same flags runs nvcc
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run sh "$TOP/bench/corpus.sh" -k flagged \
+		-r "$BATS_TEST_TMPDIR/o" -o "$BATS_TEST_TMPDIR/o2" "$TINY"
+	assert_success
+	[ -s "$BATS_TEST_TMPDIR/nvcc-ran" ]
+	run -2 sh "$TOP/bench/corpus.sh" -r "$BATS_TEST_TMPDIR/nowhere" "$TINY"
+	assert_output "corpus: $BATS_TEST_TMPDIR/nowhere holds no earlier corpus run"
+}
+
 @test "corpus.sh refuses what it does not understand" {
 	run -2 sh "$TOP/bench/corpus.sh" -q "$TINY"
 	assert_output "corpus: unknown option '-q' (try --help)"
