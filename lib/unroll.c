@@ -1177,6 +1177,7 @@ struct state {
 	int olevel;
 	struct pending *p;
 	unsigned np;
+	int seal_vectorized;        /* -unroll-seal-vectorized */
 };
 
 static unsigned
@@ -1432,15 +1433,18 @@ observe(struct state *st, LLVMValueRef t, const struct nv_loops *ls, unsigned l)
 	}
 }
 
-/* After the late unroll: a loop we unrolled at run time (not one the
- * vectorizer made, which carries the same runtime mark) is done, and no
- * later stage asks which loops were unrolled. */
+/* After the late unroll: a loop we unrolled at run time is done, and no
+ * later stage asks which loops were unrolled.  So is a loop the vectorizer
+ * made (the vector loop and its scalar remainder carry the same runtime
+ * mark), under -unroll-seal-vectorized: its vector accesses already do four
+ * elements an iteration, as cicc's runtime unroll by 4 of the scalar loop,
+ * which ptxas leaves alone; left open, ptxas unrolls the vector loop again
+ * (a row axpy: 16 elements an iteration, 40 registers; sealed 25, cicc 32). */
 static void
 seal_runtime(struct state *st, const struct nv_loops *ls, unsigned l)
 {
-	(void)st;
-	if (nv_loop_md_has(ls, l, MD_RUNTIME_DISABLE) && !nv_loop_md_has(ls, l, "llvm.loop.isvectorized") &&
-	    !nv_loop_md_has(ls, l, MD_DISABLE))
+	if (nv_loop_md_has(ls, l, MD_RUNTIME_DISABLE) && !nv_loop_md_has(ls, l, MD_DISABLE) &&
+	    (st->seal_vectorized || !nv_loop_md_has(ls, l, "llvm.loop.isvectorized")))
 		nv_loop_md_set(ls, l, MD_DISABLE, 0, 0);
 	nv_loop_md_remove(ls, l, MD_UNROLLED);
 }
@@ -1550,7 +1554,7 @@ int
 nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unroll_config *cfg,
                  int olevel)
 {
-	struct state st = { m, tm, cfg, olevel, NULL, 0 };
+	struct state st = { m, tm, cfg, olevel, NULL, 0, (int)nv_knob_int(NV_KNOB_UNROLL_SEAL_VECTORIZED) };
 	int more = 1, rc;
 
 	nv_diag_llvm_remarks(0); /* ours say what LLVM's passes did here, and why */

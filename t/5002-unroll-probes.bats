@@ -149,6 +149,33 @@ regs() {
 	fi
 }
 
+@test "nv-vectorize's vector loop and its remainder carry .pragma nounroll: four elements an iteration, as cicc's x4" {
+	cat >"$BATS_TEST_TMPDIR/vl.cu" <<-'CU'
+	__global__ void rowaxpy(float *__restrict__ y, const float *__restrict__ x, float a, int n) {
+	  const float *xr = x + (size_t)blockIdx.x * n;
+	  float *yr = y + (size_t)blockIdx.x * n;
+	  for (int i = 0; i < n; i++) yr[i] = a * xr[i] + yr[i];
+	}
+	CU
+	ptx vl
+	lite="$BATS_TEST_TMPDIR/vl.lite.ptx"
+	# one vector loop (.v4 loads and store), one scalar remainder, both marked
+	[ "$(count 'ld.global.*v4' "$lite")" -eq 2 ] || fail "$(cat "$lite")"
+	[ "$(count 'st.global.v4' "$lite")" -eq 1 ] || fail "$(cat "$lite")"
+	[ "$(count '.pragma "nounroll"' "$lite")" -eq 2 ] || fail "$(cat "$lite")"
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-seal-vectorized=0 "$BATS_TEST_TMPDIR/vl.cu" -o "$BATS_TEST_TMPDIR/open.ptx"
+	[ "$(count '.pragma "nounroll"' "$BATS_TEST_TMPDIR/open.ptx")" -eq 0 ]
+	if have_ptxas; then
+		r=$(regs "$lite")
+		# 40 left open to ptxas, which unrolls the vector loop again
+		[ "$r" -lt "$(regs "$BATS_TEST_TMPDIR/open.ptx")" ] || fail "vl: $r registers"
+		if have_nvcc; then
+			# cicc: the scalar loop unrolled by 4 at run time, 32 registers
+			[ "$r" -le "$(regs "$BATS_TEST_TMPDIR/vl.nvcc.ptx")" ] || fail "vl: $r registers, nvcc's fewer"
+		fi
+	fi
+}
+
 @test "a loop of at most 7 trips (i < (n & 7)) stays rolled, as cicc leaves it" {
 	cat >"$BATS_TEST_TMPDIR/ub.cu" <<-'CU'
 	__global__ void ub(float *out, const float *in, int n) {
