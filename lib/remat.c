@@ -28,6 +28,7 @@ nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm)
 	o->iv = (int)nv_knob_int(NV_KNOB_REMAT_IV);
 	o->load = (int)nv_knob_int(NV_KNOB_REMAT_LOAD);
 	o->nlo = (int)nv_knob_int(NV_KNOB_SIMPLIFY_LIVE_OUT);
+	o->narrow = (int)nv_knob_int(NV_KNOB_REMAT_NARROW);
 	o->ceiling = nv_knob_int(NV_KNOB_REMAT_MAXREG_CEILING);
 	o->for_occ = nv_knob_int(NV_KNOB_REMAT_FOR_OCC);
 	o->use_limit = nv_knob_int(NV_KNOB_REMAT_USE_LIMIT);
@@ -438,6 +439,228 @@ static void
 erase_dead(LLVMValueRef v)
 {
 	erase_dead_all(&v, 1);
+}
+
+/* ---- 0. narrowing: a widened value is its 32-bit twin, extended ---------- */
+
+#define NARROW_DEPTH 8
+
+static int
+is_widenable(LLVMOpcode op)
+{
+	return op == LLVMAdd || op == LLVMMul || op == LLVMShl;
+}
+
+/* Does the 64-bit x compute ext(y) for the 32-bit y (ext a zext, or a sext
+ * when sgn)?  x is ext(y) itself, a constant equal to the constant y
+ * extended, or y's opcode on operands computing ext of y's operands where y
+ * cannot wrap (nuw, nsw): then no step of x wraps either. */
+static int
+widens(LLVMValueRef x, LLVMValueRef y, int sgn, unsigned depth)
+{
+	LLVMOpcode op;
+	LLVMValueRef x0, x1, y0, y1;
+
+	if (LLVMIsAConstantInt(x) && LLVMIsAConstantInt(y))
+		return sgn ? LLVMConstIntGetSExtValue(x) == LLVMConstIntGetSExtValue(y)
+		           : LLVMConstIntGetZExtValue(x) == LLVMConstIntGetZExtValue(y);
+	if (!LLVMIsAInstruction(x))
+		return 0;
+	op = LLVMGetInstructionOpcode(x);
+	if (op == (sgn ? LLVMSExt : LLVMZExt))
+		return LLVMGetOperand(x, 0) == y;
+	if (!depth || !is_widenable(op) || !LLVMIsAInstruction(y) || LLVMGetInstructionOpcode(y) != op ||
+	    !(sgn ? LLVMGetNSW(y) : LLVMGetNUW(y)))
+		return 0;
+	x0 = LLVMGetOperand(x, 0), x1 = LLVMGetOperand(x, 1);
+	y0 = LLVMGetOperand(y, 0), y1 = LLVMGetOperand(y, 1);
+	if (widens(x0, y0, sgn, depth - 1) && widens(x1, y1, sgn, depth - 1))
+		return 1;
+	return op != LLVMShl && widens(x0, y1, sgn, depth - 1) && widens(x1, y0, sgn, depth - 1);
+}
+
+/* The first extension of a 32-bit value among x's leaves, or NULL. */
+static LLVMValueRef
+ext_leaf(LLVMValueRef x, unsigned depth)
+{
+	LLVMOpcode op;
+
+	if (!LLVMIsAInstruction(x))
+		return NULL;
+	op = LLVMGetInstructionOpcode(x);
+	if ((op == LLVMZExt || op == LLVMSExt) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(x, 0))) == 32)
+		return x;
+	if (!depth || !is_widenable(op))
+		return NULL;
+	for (unsigned k = 0; k < 2; k++) {
+		LLVMValueRef e = ext_leaf(LLVMGetOperand(x, k), depth - 1);
+
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
+static const char *
+opname(LLVMValueRef v)
+{
+	switch (LLVMGetInstructionOpcode(v)) {
+	case LLVMAdd: return "add";
+	case LLVMMul: return "mul";
+	default: return "shl";
+	}
+}
+
+/* Does inst a come before inst b (both in one block)? */
+static int
+before_in_block(LLVMValueRef a, LLVMValueRef b)
+{
+	for (LLVMValueRef i = LLVMGetNextInstruction(a); i; i = LLVMGetNextInstruction(i))
+		if (i == b)
+			return 1;
+	return 0;
+}
+
+/* Is the program undefined before block bx is reached if the i1 c is
+ * poison: a conditional branch on c, or on an and/or of it (poison in,
+ * poison out), in a block that strictly dominates bx? */
+static int
+branched_on_before(const struct fn *s, LLVMValueRef c, unsigned bx, unsigned depth)
+{
+	for (LLVMUseRef w = LLVMGetFirstUse(c); w; w = LLVMGetNextUse(w)) {
+		LLVMValueRef user = LLVMGetUser(w);
+		LLVMOpcode op = LLVMIsAInstruction(user) ? LLVMGetInstructionOpcode(user) : LLVMRet;
+		unsigned bb;
+
+		if ((op == LLVMAnd || op == LLVMOr) && depth && branched_on_before(s, user, bx, depth - 1))
+			return 1;
+		if (!LLVMIsABranchInst(user) || !LLVMIsConditional(user) || LLVMGetCondition(user) != c)
+			continue;
+		bb = block_of(s, user);
+		if (bb != NV_NONE && bb != bx && nv_dom_dominates(&s->a.d, bb, bx))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is the program undefined before block bx is reached if y is poison: a
+ * branch on a comparison of y that runs first? */
+static int
+poison_is_ub_before(const struct fn *s, LLVMValueRef y, unsigned bx)
+{
+	for (LLVMUseRef u = LLVMGetFirstUse(y); u; u = LLVMGetNextUse(u))
+		if (LLVMIsAICmpInst(LLVMGetUser(u)) && branched_on_before(s, LLVMGetUser(u), bx, 2))
+			return 1;
+	return 0;
+}
+
+/* The 32-bit twin of the widened x: an instruction built on the value v
+ * that x extends (within NARROW_DEPTH users of it), of x's opcode, that
+ * widens() to x and dominates x.  Breadth-first over v's users. */
+static LLVMValueRef
+twin_of(const struct fn *s, LLVMValueRef x, LLVMValueRef v, int sgn)
+{
+	LLVMValueRef q[64];
+	unsigned head = 0, tail = 0, level_end, depth = 0, bx = block_of(s, x);
+	LLVMOpcode op = LLVMGetInstructionOpcode(x);
+
+	q[tail++] = v;
+	level_end = tail;
+	while (head < tail && depth <= NARROW_DEPTH) {
+		LLVMValueRef n = q[head++];
+
+		for (LLVMUseRef u = LLVMGetFirstUse(n); u; u = LLVMGetNextUse(u)) {
+			LLVMValueRef y = LLVMGetUser(u);
+			unsigned by;
+			int seen = 0;
+
+			if (!LLVMIsAInstruction(y) || !is_widenable(LLVMGetInstructionOpcode(y)) ||
+			    LLVMTypeOf(y) != LLVMTypeOf(v))
+				continue;
+			for (unsigned k = 0; k < tail && !seen; k++)
+				seen = q[k] == y;
+			if (seen)
+				continue;
+			by = block_of(s, y);
+			if (LLVMGetInstructionOpcode(y) == op && by != NV_NONE &&
+			    (by == bx ? before_in_block(y, x) : nv_dom_dominates(&s->a.d, by, bx)) &&
+			    widens(x, y, sgn, NARROW_DEPTH) && poison_is_ub_before(s, y, bx))
+				return y;
+			if (tail < 64)
+				q[tail++] = y;
+		}
+		if (head == level_end) {
+			depth++;
+			level_end = tail;
+		}
+	}
+	return NULL;
+}
+
+static unsigned
+narrow_widened(struct fn *s)
+{
+	LLVMValueRef *xs = NULL, *dead = NULL;
+	size_t nx = 0, cap = 0, nd = 0;
+	unsigned done = 0;
+
+	/* 64-bit sums, products and shifts, last first: a widened root before
+	 * the pieces it is built of */
+	for (LLVMBasicBlockRef bb = LLVMGetLastBasicBlock(s->f); bb; bb = LLVMGetPreviousBasicBlock(bb))
+		for (LLVMValueRef i = LLVMGetLastInstruction(bb); i; i = LLVMGetPreviousInstruction(i)) {
+			LLVMTypeRef t = LLVMTypeOf(i);
+
+			if (!is_widenable(LLVMGetInstructionOpcode(i)) || LLVMGetTypeKind(t) != LLVMIntegerTypeKind ||
+			    LLVMGetIntTypeWidth(t) != 64)
+				continue;
+			if (nx == cap) {
+				cap = cap ? 2 * cap : 64;
+				xs = xrealloc(xs, cap * sizeof(*xs));
+			}
+			xs[nx++] = i;
+		}
+	if (!nx)
+		return 0;
+	nv_fn_loops_build(&s->a, s->f);
+	s->b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(s->f)));
+	dead = xmalloc(nx * sizeof(*dead));
+	for (size_t k = 0; k < nx; k++) {
+		LLVMValueRef x = xs[k], e, y, z;
+		unsigned live = 0;
+		int sgn;
+
+		/* a piece only a narrowed root used goes with it */
+		for (LLVMUseRef u = LLVMGetFirstUse(x); u && !live; u = LLVMGetNextUse(u)) {
+			LLVMValueRef user = LLVMGetUser(u);
+			size_t j = 0;
+
+			while (j < nd && dead[j] != user)
+				j++;
+			live = j == nd;
+		}
+		if (!live || block_of(s, x) == NV_NONE || !(e = ext_leaf(x, NARROW_DEPTH)))
+			continue;
+		sgn = LLVMGetInstructionOpcode(e) == LLVMSExt;
+		if (!(y = twin_of(s, x, LLVMGetOperand(e, 0), sgn)))
+			continue;
+		LLVMPositionBuilderBefore(s->b, x);
+		z = sgn ? LLVMBuildSExt(s->b, y, LLVMTypeOf(x), "narrowed")
+		        : LLVMBuildZExt(s->b, y, LLVMTypeOf(x), "narrowed");
+		nv_remark(NV_REMARK_PASSED, PASS, "Narrowed", x,
+		          "a 64-bit %s of %s-extended 32-bit values is the %s of a 32-bit %s that cannot wrap: "
+		          "recomputed from it (narrowed)",
+		          opname(x), sgn ? "sign" : "zero", sgn ? "sext" : "zext", opname(y));
+		LLVMReplaceAllUsesWith(x, z);
+		dead[nd++] = x;
+		s->created++;
+		done++;
+	}
+	erase_dead_all(dead, nd);
+	free(dead);
+	free(xs);
+	LLVMDisposeBuilder(s->b);
+	nv_fn_loops_release(&s->a);
+	return done;
 }
 
 /* ---- 1. the main loop ----------------------------------------------- */
@@ -1099,6 +1322,8 @@ nv_remat_module(LLVMModuleRef m, const struct nv_remat_opts *o)
 			continue;
 		}
 		s.kernel = LLVMGetFunctionCallConv(f) == PTX_KERNEL_CC;
+		if (o->narrow)
+			narrow_widened(&s);
 		if (o->do_remat)
 			main_loop(&s);
 		if (o->iv)

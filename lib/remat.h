@@ -26,6 +26,13 @@
  *     constant offset from another value leaving the block is recomputed
  *     where it is used ("nloNewAdd").
  *
+ * Before them, narrowing (remat-narrow): a 64-bit expression that LSR or
+ * SCEV rebuilt from zero- (sign-) extended 32-bit pieces, where a 32-bit
+ * instruction with nuw (nsw) computes the same from the same pieces, becomes
+ * that instruction's extension ("narrowed"), as cicc keeps a thread index
+ * 32-bit and extends it once.  Only where the 32-bit value feeds a branch
+ * that runs first, so that its being poison would already be undefined.
+ *
  * Every decision is a remark of pass "nv-remat"; -dump-remat=N prints
  * cicc's dump lines to stderr.
  */
@@ -37,6 +44,7 @@ struct nv_remat_opts {
 	int iv;              /* remat-iv level */
 	int load;            /* remat-load */
 	int nlo;             /* simplify-live-out level */
+	int narrow;          /* remat-narrow */
 	long long ceiling, for_occ, use_limit, loop_trip, gep_cost, single_cost_limit;
 	long long max_live_limit, lli_factor;
 	int ignore_single_cost;
@@ -46,7 +54,7 @@ struct nv_remat_opts {
 
 /* Read the options from the knob table. */
 void nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm);
-/* Run the three sub-passes on every function with a body.  Returns the
+/* Run the sub-passes on every function with a body.  Returns the
  * number of instructions created. */
 unsigned nv_remat_module(LLVMModuleRef m, const struct nv_remat_opts *o);
 
