@@ -828,6 +828,13 @@ merge_allocas(LLVMModuleRef m, LLVMValueRef fn, unsigned k_fn, unsigned kind, un
 			for (s = 0; s < nrep; s++) {
 				unsigned j;
 
+				/* one type a slot: SROA splits a slot into registers only
+				 * when its accesses agree, and an i32 array sharing one
+				 * with a closure of pointers keeps both, and all the
+				 * closure points to, in local memory (CUB's Onesweep:
+				 * 176 bytes of stack, none unmerged) */
+				if (LLVMGetAllocatedType(mg.a[c]) != LLVMGetAllocatedType(mg.a[rep[s]]))
+					continue;
 				for (j = 0; j < mg.w; j++)
 					if (members[(size_t)s * mg.w + j] & mg.conflict[(size_t)c * mg.w + j])
 						break;

@@ -180,6 +180,48 @@ calls() {
 	grep -q "in function 'f': 2 allocas of inlined callees share the slots of others in 'f': 64 bytes" <<<"$stderr"
 }
 
+@test "allocas of different types never share a slot: SROA could split neither (CUB's Onesweep stack frame)" {
+	cat >"$BATS_TEST_TMPDIR/types.ll" <<-'IR'
+	target triple = "nvptx64-nvidia-cuda"
+	declare void @sink(ptr)
+	define internal i32 @arr(i32 %x) {
+	  %a = alloca [17 x i32]
+	  %p = getelementptr [17 x i32], ptr %a, i32 0, i32 %x
+	  store i32 %x, ptr %p
+	  call void @sink(ptr %a)
+	  %v = load i32, ptr %p
+	  ret i32 %v
+	}
+	define internal ptr @clo(ptr %q) {
+	  %c = alloca { ptr, ptr, ptr }
+	  store ptr %q, ptr %c
+	  call void @sink(ptr %c)
+	  %v = load ptr, ptr %c
+	  ret ptr %v
+	}
+	define ptr @f(i32 %x, ptr %q) {
+	  %r = call i32 @arr(i32 %x)
+	  %s = call ptr @clo(ptr %q)
+	  %t = getelementptr i8, ptr %s, i32 %r
+	  ret ptr %t
+	}
+	define ptr @g(i32 %x, ptr %q) {
+	  %r = call i32 @arr(i32 %x)
+	  %r2 = call i32 @arr(i32 %r)
+	  %t = getelementptr i8, ptr %q, i32 %r2
+	  ret ptr %t
+	}
+	IR
+	run --separate-stderr nv-inline -nv-inline-all -pass-remarks=nv-inline -S "$BATS_TEST_TMPDIR/types.ll"
+	assert_success
+	[ "$(sed -n '/^define ptr @f(/,/^}/p' <<<"$output" | grep -c ' = alloca ')" -eq 2 ]
+	# the same callee twice: one type, one slot
+	[ "$(sed -n '/^define ptr @g(/,/^}/p' <<<"$output" | grep -c ' = alloca ')" -eq 1 ]
+	run grep -c "in function 'f':.*share the slots" <<<"$stderr"
+	assert_output 0
+	grep -q "in function 'g': 1 allocas of inlined callees share the slots of others in 'g': 68 bytes" <<<"$stderr"
+}
+
 @test "the PTX of the fixture assembles, without a .func left" {
 	have_ptxas || skip "ptxas is not installed"
 	nv-inline "$BATS_FILE_TMPDIR/i.bc" | nv-opt -O3 -no-unroll | nv-unroll | nv-opt -pipeline=post-unroll |
