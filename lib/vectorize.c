@@ -370,7 +370,10 @@ decide(struct state *st, unsigned fi, const struct nv_loops *ls, unsigned l,
 		missed(at, "MissedExplicitlyDisabled", where, "vectorization is explicitly disabled");
 		return;
 	}
-	if (nv_loop_md_has(ls, l, "llvm.loop.unroll.count") || nv_loop_md_has(ls, l, "llvm.loop.unroll.full")) {
+	/* #pragma unroll N gives unroll.count, #pragma unroll unroll.enable
+	 * (clang's CUDA: unroll fully when the trip count is known). */
+	if (nv_loop_md_has(ls, l, "llvm.loop.unroll.count") || nv_loop_md_has(ls, l, "llvm.loop.unroll.full") ||
+	    nv_loop_md_has(ls, l, "llvm.loop.unroll.enable")) {
 		missed(at, "UnrollPragma", where,
 		       "#pragma unroll chooses the shape of this loop; nv-unroll carries it out");
 		return;

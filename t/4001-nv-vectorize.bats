@@ -101,7 +101,9 @@ wide() {
 	[ "$(tag k_pragma)" = MissedExplicitlyDisabled ]
 	[ "$(tag k_call)" = CantVectorizeCall ]
 	[ "$(tag k_stride)" = VectorizationNotBeneficial ]
-	for k in k_alias k_shfl k_exit k_short k_step k_pragma k_call k_stride; do
+	# #pragma unroll (llvm.loop.unroll.enable) is nv-unroll's, as #pragma unroll N is
+	[ "$(tag k_unrollall)" = UnrollPragma ]
+	for k in k_alias k_shfl k_exit k_short k_step k_pragma k_call k_stride k_unrollall; do
 		! body $k | grep -q '<[0-9]* x ' || fail "$k has vector code"
 	done
 }
