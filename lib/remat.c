@@ -695,24 +695,50 @@ max_in(const struct fn *s, unsigned *at)
 	return m;
 }
 
-/* The register target: a ceiling when one binds, else the next occupancy
- * step (no lower than 100/remat-for-occ of today), else 80% of today. */
+/* The integer value of f's string attribute kind (its first, for a list
+ * "x,y,z"); 0 when absent. */
+static long long
+fn_attr_int(LLVMValueRef f, const char *kind)
+{
+	LLVMAttributeRef at = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind, (unsigned)strlen(kind));
+	unsigned len;
+
+	return at ? atoll(LLVMGetStringAttributeValue(at, &len)) : 0;
+}
+
+/* The most registers ptxas gives a thread of f before it spills: 255, or
+ * what a kernel's __launch_bounds__(T, B) leave, B blocks of T threads
+ * resident at once. */
+static unsigned
+register_cap(const struct fn *s)
+{
+	long long threads = fn_attr_int(s->f, "nvvm.maxntid"), blocks = fn_attr_int(s->f, "nvvm.minctasm");
+	unsigned r;
+
+	if (!s->kernel || !s->o->sm || threads <= 0 || threads > 1024 || blocks < 0 || blocks > 64)
+		return NV_MAX_REGS_PER_THREAD;
+	r = nv_occupancy_regs_for(s->o->sm, (unsigned)((threads + 31) / 32 * (blocks ? blocks : 1)));
+	return r ? r : NV_MAX_REGS_PER_THREAD;
+}
+
+/* The register target: a ceiling when one binds (-remat-maxreg-ceiling,
+ * .maxnreg, __launch_bounds__), else the next occupancy step (no lower
+ * than 100/remat-for-occ of today), else 80% of today. */
 static unsigned
 reg_target(const struct fn *s, unsigned now, const char **why)
 {
-	long long ceiling = s->o->ceiling;
-	LLVMAttributeRef at = LLVMGetStringAttributeAtIndex(s->f, LLVMAttributeFunctionIndex, "nvvm.maxnreg", 12);
+	long long ceiling = s->o->ceiling, m = fn_attr_int(s->f, "nvvm.maxnreg");
+	unsigned cap = register_cap(s);
 
-	if (at) {
-		unsigned len;
-		long long m = atoll(LLVMGetStringAttributeValue(at, &len));
-
-		if (m > 0 && (!ceiling || m < ceiling))
-			ceiling = m;
-	}
+	if (m > 0 && (!ceiling || m < ceiling))
+		ceiling = m;
 	if (ceiling && ceiling < now) {
 		*why = "register ceiling";
 		return (unsigned)ceiling;
+	}
+	if (cap < now) {
+		*why = cap < NV_MAX_REGS_PER_THREAD ? "__launch_bounds__" : "255 registers a thread";
+		return cap;
 	}
 	if (s->o->for_occ && s->o->sm) {
 		unsigned w = nv_occupancy_warps(s->o->sm, now), floor = (unsigned)(now * 100 / s->o->for_occ);

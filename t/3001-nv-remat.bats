@@ -35,7 +35,7 @@ body() {
 	[ -s "$OUT" ]
 	# dump level 1: one line per function
 	remat -remat-maxreg-ceiling=2 -dump-remat=1
-	assert_equal "$(printf '%s\n' "$stderr" | grep -c '^Func ')" 7
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c '^Func ')" 8
 	refute_line -p 'Block '
 }
 
@@ -130,6 +130,16 @@ body() {
 	remat -do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-narrow=0
 	run grep -c narrowed "$OUT"
 	assert_output 0
+}
+
+@test "__launch_bounds__(1024, 2) caps the target at the 32 registers they leave a thread" {
+	remat -arch=sm_90 -pass-remarks-analysis=nv-remat
+	assert_line -p "in function 'bounded': most register units live into a block: 43 (peak 46); target 32 (__launch_bounds__)"
+	# without the minimum of two blocks, 1024 threads leave 64: the occupancy step rules
+	sed 's/"nvvm.minctasm"="2" //' "$F" > "$BATS_TEST_TMPDIR/one.ll"
+	run --separate-stderr nv-remat -arch=sm_90 -pass-remarks-analysis=nv-remat -S "$BATS_TEST_TMPDIR/one.ll" -o /dev/null
+	assert_success
+	grep -q "in function 'bounded': most register units live into a block: 43 (peak 46); target 40 (occupancy)" <<< "$stderr"
 }
 
 @test "no-remat skips the named functions; -O0 and all sub-passes off change nothing" {
