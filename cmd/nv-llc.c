@@ -536,8 +536,10 @@ main(int argc, char **argv)
 
 		rc = mir_module(ctx, ptx, &pre);
 		if (!rc) {
-			if (olevel > 0)
+			if (olevel > 0) {
 				nv_memory_convert_shared_once(pre);
+				nv_memory_drop_write_only_locals(pre);
+			}
 			add_cut_mark(pre);
 			report_cut(pre);
 			rc = nv_io_write_module(pre, cli.output, 0, 0);

@@ -672,3 +672,88 @@ nv_memory_unvolatile_locals(LLVMModuleRef m)
 	}
 	return done;
 }
+
+/* Instructions to erase, users before what they use. */
+struct erase_list {
+	LLVMValueRef *v;
+	size_t n, cap;
+};
+
+static void
+erase_push(struct erase_list *l, LLVMValueRef v)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = v;
+}
+
+/* Collect what writes the local p (an alloca, or an address into it
+ * through GEPs and casts) and the addresses derived from it, users first;
+ * 0 when anything reads it or it escapes: a load, a store of it as a
+ * value, a memcpy or memmove from it, a volatile access, any other use. */
+static int
+local_writes(LLVMValueRef p, struct erase_list *w, int depth)
+{
+	if (depth > 16)
+		return 0;
+	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef in = LLVMGetUser(u), callee;
+		size_t len;
+		const char *name;
+
+		if (LLVMIsAGetElementPtrInst(in) || LLVMIsABitCastInst(in) || LLVMIsAAddrSpaceCastInst(in)) {
+			if (!local_writes(in, w, depth + 1))
+				return 0;
+		} else if (LLVMIsAStoreInst(in)) {
+			if (LLVMGetOperand(in, 1) != p || LLVMGetOperand(in, 0) == p || LLVMGetVolatile(in))
+				return 0;
+		} else if (LLVMIsACallInst(in) && (callee = LLVMGetCalledValue(in)) && LLVMIsAFunction(callee)) {
+			name = LLVMGetValueName2(callee, &len);
+			if (strncmp(name, "llvm.lifetime.", 14) &&
+			    !((!strncmp(name, "llvm.memcpy.", 12) || !strncmp(name, "llvm.memmove.", 13) ||
+			       !strncmp(name, "llvm.memset.", 12)) &&
+			      LLVMGetOperand(in, 0) == p && LLVMGetOperand(in, 1) != p &&
+			      LLVMIsAConstantInt(LLVMGetOperand(in, 3)) && !LLVMConstIntGetZExtValue(LLVMGetOperand(in, 3))))
+				return 0;
+		} else {
+			return 0;
+		}
+		erase_push(w, in);
+	}
+	return 1;
+}
+
+unsigned
+nv_memory_drop_write_only_locals(LLVMModuleRef m)
+{
+	unsigned total = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		struct erase_list dead = { 0 };
+
+		if (LLVMIsDeclaration(f))
+			continue;
+		for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(f)); i;
+		     i = LLVMGetNextInstruction(i)) {
+			size_t start = dead.n;
+
+			if (!LLVMIsAAllocaInst(i))
+				continue;
+			if (!local_writes(i, &dead, 0)) {
+				dead.n = start;
+				continue;
+			}
+			erase_push(&dead, i);
+			total++;
+			nv_remark(NV_REMARK_PASSED, "nv-llc", "WriteOnlyLocalDropped", i,
+			          "a local that is written and never read is gone, with its writes "
+			          "(the copy of a byval kernel parameter the kernel writes to)");
+		}
+		for (size_t k = 0; k < dead.n; k++)
+			LLVMInstructionEraseFromParent(dead.v[k]);
+		free(dead.v);
+	}
+	return total;
+}

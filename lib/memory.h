@@ -28,6 +28,15 @@ unsigned nv_memory_lower_aggr_copies(LLVMModuleRef m);
  * A remark per function changed.  The number of conversions replaced. */
 unsigned nv_memory_convert_shared_once(LLVMModuleRef m);
 
+/* Over every function of m, as it enters instruction selection: a local
+ * (alloca) that is only written (stores, memcpy/memmove/memset into it,
+ * lifetime markers) goes, with its writes.  NVPTX copies a byval kernel
+ * parameter that the kernel writes to into a local, and the fields it never
+ * reads stay there: a stack frame nvcc does not have (CUB's
+ * DeviceReduceKernel with a GridEvenShare: 32 bytes).  A remark per local;
+ * the number dropped. */
+unsigned nv_memory_drop_write_only_locals(LLVMModuleRef m);
+
 /* Over every device function (not kernel) of m: a byval parameter whose
  * address is used other than to load from it in the entry block is copied
  * into a local of its own on entry, and those uses take the copy.  LLVM 22's NVPTX cannot take

@@ -226,3 +226,23 @@ theirs() {
 		awk '/Function properties for volatile_local$/ { p = 1; next } p && /stack frame/ { print $1; exit }')
 	assert_equal "$frame" 0
 }
+
+@test "a local only written (NVPTX's copy of a byval kernel parameter the kernel writes) is gone at the cut; one read stays" {
+	run --separate-stderr nv-llc -O3 -arch=sm_90 -stop-after=codegenprepare -pass-remarks=nv-llc \
+		"$FIXTURES/byval-written.ll" -o "$BATS_TEST_TMPDIR/cut.bc"
+	assert_success
+	grep -q "in function 'k': a local that is written and never read is gone, with its writes" <<<"$stderr"
+	llvm-dis "$BATS_TEST_TMPDIR/cut.bc" -o "$BATS_TEST_TMPDIR/cut.ll"
+	run grep -c ' = alloca ' "$BATS_TEST_TMPDIR/cut.ll"
+	assert_output 1
+	grep -q '%kept = alloca \[4 x i64\]' "$BATS_TEST_TMPDIR/cut.ll"
+	run grep -c 'call void @llvm.memcpy' "$BATS_TEST_TMPDIR/cut.ll"
+	assert_output 0
+	nv-llc -O3 -arch=sm_90 -start-after=codegenprepare "$BATS_TEST_TMPDIR/cut.bc" -o "$BATS_TEST_TMPDIR/k.ptx"
+	if have_ptxas; then
+		# 48 bytes with the copy
+		run "$(ptxas_bin)" -v -arch=sm_90 "$BATS_TEST_TMPDIR/k.ptx" -o /dev/null
+		assert_success
+		assert_output -p "32 bytes stack frame"
+	fi
+}
