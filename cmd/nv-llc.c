@@ -15,11 +15,13 @@
 #include "diag.h"
 #include "io.h"
 #include "knobs.h"
+#include "liveness.h"
 #include "memory.h"
 #include "ptxfix.h"
 #include "proc.h"
 #include "split.h"
 #include "target.h"
+#include "cfg.h"
 #include "util.h"
 
 #define PTX_KERNEL_CC 71 /* LLVM's ptx_kernel calling convention */
@@ -468,6 +470,196 @@ out:
 	return rc;
 }
 
+/*
+ * Loop strength reduction, per function (knob lsr-by-pressure).  LLVM's
+ * LSR can give each strided access of an unrolled loop its own 64-bit
+ * pointer induction variable: p2pBandwidthLatencyTest's copyp2p (#pragma
+ * unroll 5, a grid-stride loop) keeps eleven, 40 registers, where cicc,
+ * whose LSR weighs occupancy, keeps one index and chains the addresses
+ * (20); without LSR, 18.  Elsewhere LSR saves registers: on the corpus,
+ * without it 81 kernels take fewer, 87 more.  So where LSR changed a
+ * function that now carries 16 or more register units of phis, the
+ * codegen IR passes run again without it, and the function keeps that
+ * version when LSR added 16 units or more of phis (eight 64-bit induction
+ * variables) and raised the most live into a block.  The peak pressure
+ * alone picks badly (as many kernels worse as better on the corpus).
+ */
+#define LSR_PHI_UNITS 16
+
+/* Did LSR touch f: a value it named? */
+static int
+lsr_touched(LLVMValueRef f)
+{
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+			size_t len;
+			const char *n = LLVMGetValueName2(i, &len);
+
+			if (len >= 6 && !strncmp(n, "lsr.iv", 6))
+				return 1;
+		}
+	return 0;
+}
+
+/* The most register units live into a block of f; 0 if too large to tell. */
+static unsigned
+most_live_in(LLVMValueRef f, LLVMTargetDataRef td)
+{
+	struct nv_cfg g;
+	struct nv_liveness lv;
+	size_t need;
+	unsigned most = 0;
+
+	nv_cfg_build(&g, f);
+	if (!nv_liveness_build(&lv, &g, td, &need)) {
+		for (unsigned b = 0; b < g.n; b++) {
+			unsigned u = nv_live_units(&lv, nv_live_in(&lv, b));
+
+			if (u > most)
+				most = u;
+		}
+		nv_liveness_release(&lv);
+	}
+	nv_cfg_release(&g);
+	return most;
+}
+
+/* The register units of f's phis. */
+static unsigned
+phi_units(LLVMValueRef f, LLVMTargetDataRef td)
+{
+	unsigned n = 0;
+
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(b); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
+			n += nv_type_units(td, LLVMTypeOf(i));
+	return n;
+}
+
+/* The module of parts: each of a's parts, or b's where pick names its
+ * function; a and b are consumed, the result replaces *a. */
+static int
+merge_by_function(LLVMModuleRef *a, LLVMModuleRef b, const struct nv_strv *pick)
+{
+	LLVMModuleRef *pa = NULL, *pb = NULL, out = NULL;
+	unsigned na = 0, nb = 0, n = nv_split_count_defs(*a);
+	struct nv_split_map ma = { 0 }, mb = { 0 };
+	int rc;
+
+	rc = nv_split_module(*a, n, &pa, &na, &ma);
+	*a = NULL;
+	if (!rc)
+		rc = nv_split_module(b, n, &pb, &nb, &mb);
+	else
+		LLVMDisposeModule(b);
+	if (!rc && (na != n || nb != n)) {
+		nv_error("cannot choose loop strength reduction per function: the module was not cut in %u", n);
+		rc = -1;
+	}
+	for (unsigned i = 0; i < na && !rc; i++) {
+		LLVMValueRef f;
+		const char *name = NULL;
+		size_t len;
+
+		for (f = LLVMGetFirstFunction(pa[i]); f && !name; f = LLVMGetNextFunction(f))
+			if (!LLVMIsDeclaration(f))
+				name = LLVMGetValueName2(f, &len);
+		if (!name || !nv_strv_has(pick, name))
+			continue;
+		for (unsigned k = 0; k < nb; k++) {
+			LLVMValueRef g = pb[k] ? LLVMGetNamedFunction(pb[k], name) : NULL;
+
+			if (g && !LLVMIsDeclaration(g)) {
+				LLVMDisposeModule(pa[i]);
+				pa[i] = pb[k];
+				pb[k] = NULL;
+				break;
+			}
+		}
+	}
+	if (!rc)
+		rc = nv_split_join(pa, na, &ma, &out);
+	else
+		for (unsigned i = 0; i < na; i++)
+			LLVMDisposeModule(pa[i]);
+	for (unsigned k = 0; k < nb; k++)
+		if (pb[k])
+			LLVMDisposeModule(pb[k]);
+	free(pa);
+	free(pb);
+	nv_split_map_release(&ma);
+	nv_split_map_release(&mb);
+	*a = out;
+	return rc;
+}
+
+/* *pre came from the codegen IR passes with LSR; twin (consumed) is the
+ * module before them.  Where LSR may have cost registers, run them on twin
+ * without LSR and keep, per function, the version the rule above picks. */
+static int
+lsr_by_pressure(LLVMContextRef ctx, LLVMTargetMachineRef tm, LLVMModuleRef twin, LLVMModuleRef *pre)
+{
+	static const char *const av[] = { "nv-llc", "-disable-lsr" };
+	LLVMTargetDataRef td = LLVMGetModuleDataLayout(*pre);
+	LLVMMemoryBufferRef mir = NULL;
+	LLVMModuleRef alt = NULL;
+	struct nv_strv pick = { 0 };
+	unsigned suspects = 0, defs = 0;
+	int rc;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(*pre); f; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f)) {
+			defs++;
+			suspects += lsr_touched(f) && phi_units(f, td) >= LSR_PHI_UNITS;
+		}
+	if (!suspects) {
+		LLVMDisposeModule(twin);
+		return 0;
+	}
+	LLVMParseCommandLineOptions(2, av, NULL); /* process-wide: this is the last run */
+	rc = emit_ptx(twin, tm, &mir) || mir_module(ctx, mir, &alt);
+	if (mir)
+		LLVMDisposeMemoryBuffer(mir);
+	LLVMDisposeModule(twin);
+	if (rc)
+		return -1;
+	for (LLVMValueRef f = LLVMGetFirstFunction(*pre); f; f = LLVMGetNextFunction(f)) {
+		size_t len;
+		const char *name = LLVMGetValueName2(f, &len);
+		LLVMValueRef g = LLVMGetNamedFunction(alt, name);
+		unsigned phis, phis0, in, in0;
+
+		if (LLVMIsDeclaration(f) || !lsr_touched(f) || !g || LLVMIsDeclaration(g))
+			continue;
+		phis = phi_units(f, td), phis0 = phi_units(g, td);
+		if (phis < LSR_PHI_UNITS)
+			continue;
+		in = most_live_in(f, td), in0 = most_live_in(g, td);
+		if (phis >= phis0 + LSR_PHI_UNITS && in0 && in0 < in) {
+			nv_strv_push(&pick, name);
+			nv_remark(NV_REMARK_PASSED, "nv-llc", "LSRDropped", f,
+			          "loop strength reduction left out of '%s': it makes %u register units of phis "
+			          "(%u without) and raises the most live into a block to %u (%u without)",
+			          name, phis, phis0, in, in0);
+		} else {
+			nv_remark(NV_REMARK_ANALYSIS, "nv-llc", "LSRKept", f,
+			          "loop strength reduction kept in '%s': %u register units of phis (%u without), "
+			          "at most %u live into a block (%u without)",
+			          name, phis, phis0, in, in0);
+		}
+	}
+	if (!pick.n) {
+		LLVMDisposeModule(alt);
+	} else if (pick.n == defs) {
+		LLVMDisposeModule(*pre);
+		*pre = alt;
+	} else {
+		rc = merge_by_function(pre, alt, &pick);
+	}
+	nv_strv_free(&pick);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -484,6 +676,7 @@ main(int argc, char **argv)
 	LLVMModuleRef m;
 	LLVMTargetMachineRef tm;
 	LLVMMemoryBufferRef ptx = NULL;
+	LLVMModuleRef twin = NULL;
 	int rc;
 
 	nv_diag_init(argv[0]);
@@ -530,11 +723,17 @@ main(int argc, char **argv)
 		valid_local_names(m);
 		declarations_last(m);
 	}
+	if (!rc && stop_after && olevel > 0 && nv_knob_int(NV_KNOB_LSR_BY_PRESSURE))
+		twin = LLVMCloneModule(m);
 	rc = rc || emit_ptx(m, tm, &ptx);
 	if (!rc && stop_after) {
 		LLVMModuleRef pre;
 
 		rc = mir_module(ctx, ptx, &pre);
+		if (!rc && twin) {
+			rc = lsr_by_pressure(ctx, tm, twin, &pre);
+			twin = NULL;
+		}
 		if (!rc) {
 			if (olevel > 0) {
 				nv_memory_convert_shared_once(pre);
@@ -555,6 +754,8 @@ main(int argc, char **argv)
 			rc = nv_io_write(cli.output, LLVMGetBufferStart(ptx), LLVMGetBufferSize(ptx), 0, 0);
 	}
 	rc = rc || nv_remarks_finish();
+	if (twin)
+		LLVMDisposeModule(twin);
 	if (ptx)
 		LLVMDisposeMemoryBuffer(ptx);
 	LLVMDisposeModule(m);

@@ -139,6 +139,15 @@ nv_strv_pushf(struct nv_strv *sv, const char *fmt, ...)
 	nv_strv_push(sv, buf);
 }
 
+int
+nv_strv_has(const struct nv_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return 1;
+	return 0;
+}
+
 void
 nv_strv_free(struct nv_strv *sv)
 {

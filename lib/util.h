@@ -27,6 +27,8 @@ struct nv_strv {
 void nv_strv_push(struct nv_strv *sv, const char *s);
 /* Append a formatted string. */
 void nv_strv_pushf(struct nv_strv *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True if one of the strings equals s. */
+int nv_strv_has(const struct nv_strv *sv, const char *s);
 /* Free the strings and the array. */
 void nv_strv_free(struct nv_strv *sv);
 

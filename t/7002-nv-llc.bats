@@ -164,3 +164,27 @@ setup_file() {
 	assert_equal "$output" ""
 	[[ "$stderr" == "nv-llc: error: invalid value '-1' for knob -slsr-max-function-size"* ]] || fail "$stderr"
 }
+
+@test "a function where LSR makes eight more 64-bit IVs and more pressure gets the codegen IR passes without it; the rest keep it" {
+	for k in 1 0; do
+		run --separate-stderr nvcc-lite -ptx -arch=sm_90 -O3 "$FIXTURES/lsr.cu" -o "$BATS_TEST_TMPDIR/l$k.ptx" \
+			-Xcicc -lsr-by-pressure=$k -save-remarks "$BATS_TEST_TMPDIR/r$k"
+		assert_success
+	done
+	grep -h -A10 'Name: *LSRDropped' "$BATS_TEST_TMPDIR"/r1/*.yaml | grep -q "left out of ''_Z7copyp2pP4int4PKS_m'': it makes 22 register units of phis (2 without)"
+	run grep -l 'LSRDropped' "$BATS_TEST_TMPDIR"/r0/*.yaml
+	assert_failure
+	# the other functions, cut apart and joined again, are the same PTX
+	drop() { awk '/\.entry _Z7copyp2p/ { s = 1 } !s { print } s && /^}/ { s = 0 }' "$1"; }
+	run diff <(drop "$BATS_TEST_TMPDIR/l1.ptx") <(drop "$BATS_TEST_TMPDIR/l0.ptx")
+	assert_success
+	# copyp2p: one 64-bit index, not eleven pointers stepping by 80 bytes
+	[ "$(awk '/\.entry _Z7copyp2p/,/^}/' "$BATS_TEST_TMPDIR/l0.ptx" | grep -c 'mul.lo.s64.*, 80;')" -eq 1 ]
+	[ "$(awk '/\.entry _Z7copyp2p/,/^}/' "$BATS_TEST_TMPDIR/l1.ptx" | grep -c 'mul.lo.s64.*, 80;')" -eq 0 ]
+	if have_ptxas; then
+		regs() { "$(ptxas_bin)" -v -arch=sm_90 "$1" -o /dev/null 2>&1 | awk '/Compiling entry.*copyp2p/ { c = 1 } c && /Used/ { print $5; exit }'; }
+		with=$(regs "$BATS_TEST_TMPDIR/l0.ptx") without=$(regs "$BATS_TEST_TMPDIR/l1.ptx")
+		# 40 and 18 (cicc: 20)
+		[ "$without" -lt "$with" ] || fail "copyp2p: $without registers, $with with LSR"
+	fi
+}
