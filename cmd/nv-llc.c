@@ -536,57 +536,25 @@ phi_units(LLVMValueRef f, LLVMTargetDataRef td)
 	return n;
 }
 
-/* The module of parts: each of a's parts, or b's where pick names its
- * function; a and b are consumed, the result replaces *a. */
+/* *a with the bodies of the functions pick names taken from b: a and b,
+ * two versions of one module, are each cut in two in place and the halves
+ * joined; both are consumed, the result replaces *a. */
 static int
 merge_by_function(LLVMModuleRef *a, LLVMModuleRef b, const struct nv_strv *pick)
 {
-	LLVMModuleRef *pa = NULL, *pb = NULL, out = NULL;
-	unsigned na = 0, nb = 0, n = nv_split_count_defs(*a);
-	struct nv_split_map ma = { 0 }, mb = { 0 };
+	struct nv_split_map ma, mb;
+	LLVMModuleRef parts[2] = { *a, b }, out = NULL;
 	int rc;
 
-	rc = nv_split_module(*a, n, &pa, &na, &ma);
 	*a = NULL;
-	if (!rc)
-		rc = nv_split_module(b, n, &pb, &nb, &mb);
-	else
-		LLVMDisposeModule(b);
-	if (!rc && (na != n || nb != n)) {
-		nv_error("cannot choose loop strength reduction per function: the module was not cut in %u", n);
-		rc = -1;
+	rc = nv_split_by_names(parts[0], pick->v, pick->n, 0, &ma);
+	rc = rc || nv_split_by_names(parts[1], pick->v, pick->n, 1, &mb);
+	if (!rc) {
+		rc = nv_split_join(parts, 2, &ma, &out);
+	} else {
+		LLVMDisposeModule(parts[0]);
+		LLVMDisposeModule(parts[1]);
 	}
-	for (unsigned i = 0; i < na && !rc; i++) {
-		LLVMValueRef f;
-		const char *name = NULL;
-		size_t len;
-
-		for (f = LLVMGetFirstFunction(pa[i]); f && !name; f = LLVMGetNextFunction(f))
-			if (!LLVMIsDeclaration(f))
-				name = LLVMGetValueName2(f, &len);
-		if (!name || !nv_strv_has(pick, name))
-			continue;
-		for (unsigned k = 0; k < nb; k++) {
-			LLVMValueRef g = pb[k] ? LLVMGetNamedFunction(pb[k], name) : NULL;
-
-			if (g && !LLVMIsDeclaration(g)) {
-				LLVMDisposeModule(pa[i]);
-				pa[i] = pb[k];
-				pb[k] = NULL;
-				break;
-			}
-		}
-	}
-	if (!rc)
-		rc = nv_split_join(pa, na, &ma, &out);
-	else
-		for (unsigned i = 0; i < na; i++)
-			LLVMDisposeModule(pa[i]);
-	for (unsigned k = 0; k < nb; k++)
-		if (pb[k])
-			LLVMDisposeModule(pb[k]);
-	free(pa);
-	free(pb);
 	nv_split_map_release(&ma);
 	nv_split_map_release(&mb);
 	*a = out;
@@ -603,19 +571,32 @@ lsr_by_pressure(LLVMContextRef ctx, LLVMTargetMachineRef tm, LLVMModuleRef twin,
 	LLVMTargetDataRef td = LLVMGetModuleDataLayout(*pre);
 	LLVMMemoryBufferRef mir = NULL;
 	LLVMModuleRef alt = NULL;
-	struct nv_strv pick = { 0 };
-	unsigned suspects = 0, defs = 0;
+	struct nv_strv pick = { 0 }, suspects = { 0 };
+	unsigned defs = 0;
 	int rc;
 
 	for (LLVMValueRef f = LLVMGetFirstFunction(*pre); f; f = LLVMGetNextFunction(f))
 		if (!LLVMIsDeclaration(f)) {
+			size_t len;
+
 			defs++;
-			suspects += lsr_touched(f) && phi_units(f, td) >= LSR_PHI_UNITS;
+			if (lsr_touched(f) && phi_units(f, td) >= LSR_PHI_UNITS)
+				nv_strv_push(&suspects, LLVMGetValueName2(f, &len));
 		}
-	if (!suspects) {
+	if (!suspects.n) {
 		LLVMDisposeModule(twin);
 		return 0;
 	}
+	/* The second run needs only the suspects' bodies; the others become
+	 * declarations, under the names the first run gave local symbols. */
+	valid_local_names(twin);
+	for (LLVMValueRef f = LLVMGetFirstFunction(twin); f; f = LLVMGetNextFunction(f)) {
+		size_t len;
+
+		if (!LLVMIsDeclaration(f) && !nv_strv_has(&suspects, LLVMGetValueName2(f, &len)))
+			nv_split_strip_body(f);
+	}
+	nv_strv_free(&suspects);
 	LLVMParseCommandLineOptions(2, av, NULL); /* process-wide: this is the last run */
 	rc = emit_ptx(twin, tm, &mir) || mir_module(ctx, mir, &alt);
 	if (mir)
@@ -650,7 +631,7 @@ lsr_by_pressure(LLVMContextRef ctx, LLVMTargetMachineRef tm, LLVMModuleRef twin,
 	}
 	if (!pick.n) {
 		LLVMDisposeModule(alt);
-	} else if (pick.n == defs) {
+	} else if (pick.n == defs) { /* all suspects, all picked: alt is whole */
 		LLVMDisposeModule(*pre);
 		*pre = alt;
 	} else {

@@ -419,6 +419,35 @@ nv_split_module(LLVMModuleRef m, unsigned n, LLVMModuleRef **parts, unsigned *np
 	return 0;
 }
 
+static int named_in(LLVMValueRef f, char **names, size_t n);
+
+int
+nv_split_by_names(LLVMModuleRef m, char *const *names, size_t n, unsigned which, struct nv_split_map *map)
+{
+	unsigned ndefs = nv_split_count_defs(m), d = 0;
+	struct fn *fns;
+
+	memset(map, 0, sizeof(*map));
+	if (LLVMGetFirstGlobalAlias(m) || LLVMGetFirstGlobalIFunc(m)) {
+		nv_error("cannot cut a module with aliases by function names");
+		return -1;
+	}
+	promote_all(m, map);
+	add_type_anchor(m);
+	fns = xcalloc(ndefs ? ndefs : 1, sizeof(*fns));
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f)) {
+			fns[d].index = d;
+			fns[d].part = named_in(f, (char **)names, n) ? 1 : 0;
+			d++;
+		}
+	record_defs(m, fns, map);
+	keep_part(m, fns, which);
+	map->nparts = 2;
+	free(fns);
+	return 0;
+}
+
 int
 nv_split_function(LLVMModuleRef m, const char *name, LLVMModuleRef *part, struct nv_split_map *map)
 {
