@@ -187,4 +187,10 @@ setup_file() {
 		# 40 and 18 (cicc: 20)
 		[ "$without" -lt "$with" ] || fail "copyp2p: $without registers, $with with LSR"
 	fi
+	# LSR that doubles the most live into a block goes too (bench's stencil3d_7pt:
+	# 56 registers with it, 27 without, cicc 32)
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -O3 "$BATS_TEST_DIRNAME/../bench/kernels/stencil3d_7pt.cu" \
+		-o "$BATS_TEST_TMPDIR/s.ptx" -Xcicc -pass-remarks=nv-llc
+	assert_success
+	[[ "$stderr" == *"loop strength reduction left out of 'stencil3d_7pt'"*"raises the most live into a block to 63 (28 without)"* ]] || fail "$stderr"
 }
