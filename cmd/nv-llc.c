@@ -538,31 +538,6 @@ phi_units(LLVMValueRef f, LLVMTargetDataRef td)
 	return n;
 }
 
-/* *a with the bodies of the functions pick names taken from b: a and b,
- * two versions of one module, are each cut in two in place and the halves
- * joined; both are consumed, the result replaces *a. */
-static int
-merge_by_function(LLVMModuleRef *a, LLVMModuleRef b, const struct nv_strv *pick)
-{
-	struct nv_split_map ma, mb;
-	LLVMModuleRef parts[2] = { *a, b }, out = NULL;
-	int rc;
-
-	*a = NULL;
-	rc = nv_split_by_names(parts[0], pick->v, pick->n, 0, &ma);
-	rc = rc || nv_split_by_names(parts[1], pick->v, pick->n, 1, &mb);
-	if (!rc) {
-		rc = nv_split_join(parts, 2, &ma, &out);
-	} else {
-		LLVMDisposeModule(parts[0]);
-		LLVMDisposeModule(parts[1]);
-	}
-	nv_split_map_release(&ma);
-	nv_split_map_release(&mb);
-	*a = out;
-	return rc;
-}
-
 /* *pre came from the codegen IR passes with LSR; twin (consumed) is the
  * module before them.  Where LSR may have cost registers, run them on twin
  * without LSR and keep, per function, the version the rule above picks. */
@@ -637,7 +612,10 @@ lsr_by_pressure(LLVMContextRef ctx, LLVMTargetMachineRef tm, LLVMModuleRef twin,
 		LLVMDisposeModule(*pre);
 		*pre = alt;
 	} else {
-		rc = merge_by_function(pre, alt, &pick);
+		LLVMModuleRef merged;
+
+		rc = nv_split_merge_by_names(*pre, alt, pick.v, pick.n, &merged);
+		*pre = merged;
 	}
 	nv_strv_free(&pick);
 	return rc;

@@ -421,8 +421,10 @@ nv_split_module(LLVMModuleRef m, unsigned n, LLVMModuleRef **parts, unsigned *np
 
 static int named_in(LLVMValueRef f, char **names, size_t n);
 
-int
-nv_split_by_names(LLVMModuleRef m, char *const *names, size_t n, unsigned which, struct nv_split_map *map)
+/* Cut m in two in place: part 1 defines the functions named in names[0..n),
+ * part 0 the others; m keeps the bodies of part `which`. */
+static int
+split_by_names(LLVMModuleRef m, char *const *names, size_t n, unsigned which, struct nv_split_map *map)
 {
 	unsigned ndefs = nv_split_count_defs(m), d = 0;
 	struct fn *fns;
@@ -446,6 +448,44 @@ nv_split_by_names(LLVMModuleRef m, char *const *names, size_t n, unsigned which,
 	map->nparts = 2;
 	free(fns);
 	return 0;
+}
+
+#define OUTER_ANCHOR ANCHOR ".outer"
+
+/* A part of an outer split carries that split's anchor: under another name
+ * while an inner cut and join add and drop their own. */
+static void
+rename_global(LLVMModuleRef m, const char *from, const char *to)
+{
+	LLVMValueRef g = LLVMGetNamedGlobal(m, from);
+
+	if (g)
+		LLVMSetValueName2(g, to, strlen(to));
+}
+
+int
+nv_split_merge_by_names(LLVMModuleRef a, LLVMModuleRef b, char *const *names, size_t n, LLVMModuleRef *out)
+{
+	struct nv_split_map ma, mb;
+	LLVMModuleRef parts[2] = { a, b };
+	int rc;
+
+	*out = NULL;
+	rename_global(a, ANCHOR, OUTER_ANCHOR);
+	rename_global(b, ANCHOR, OUTER_ANCHOR);
+	rc = split_by_names(a, names, n, 0, &ma);
+	rc = rc || split_by_names(b, names, n, 1, &mb);
+	if (!rc) {
+		rc = nv_split_join(parts, 2, &ma, out);
+	} else {
+		LLVMDisposeModule(a);
+		LLVMDisposeModule(b);
+	}
+	if (!rc)
+		rename_global(*out, OUTER_ANCHOR, ANCHOR);
+	nv_split_map_release(&ma);
+	nv_split_map_release(&mb);
+	return rc;
 }
 
 int
@@ -871,6 +911,25 @@ list_functions(struct join *j)
 	for (unsigned p = 0; p < j->n; p++)
 		cap += nv_split_count_defs(j->in[p]);
 	j->js = xcalloc(cap ? cap : 1, sizeof(*j->js));
+	/* The split module's order first (a part's own list may have been
+	 * reordered: nv-llc joins an inner cut of it, whose definitions land
+	 * after its declarations), then what Phase II made. */
+	for (size_t d = 0; d < j->map->ndef; d++) {
+		const char *name = j->map->def[d].name;
+		int defined = 0;
+
+		if (j->map->def[d].kind != 'f' || listed(j, name))
+			continue;
+		for (unsigned q = 0; q < j->n && !defined; q++)
+			defined = defined_fn(j->in[q], name) != NULL;
+		if (!defined)
+			continue; /* Phase II deleted it */
+		if (body_from(j, name, &j->js[j->nj].in))
+			return -1;
+		if (LLVMGetNamedFunction(m0, name))
+			nv_ptrmap_put(&j->seen, LLVMGetNamedFunction(m0, name), 1);
+		j->js[j->nj++].s.name = xstrdup(name);
+	}
 	for (unsigned p = 0; p < j->n; p++) {
 		for (LLVMValueRef f = LLVMGetFirstFunction(j->in[j->part_in[p]]); f;
 		     f = LLVMGetNextFunction(f)) {

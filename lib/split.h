@@ -58,13 +58,13 @@ int nv_split_module(LLVMModuleRef m, unsigned n, LLVMModuleRef **parts, unsigned
  * not define it. */
 int nv_split_function(LLVMModuleRef m, const char *name, LLVMModuleRef *part,
                       struct nv_split_map *map);
-/* Cut m in two in place, without a copy: part 1 defines the functions
- * named in names[0..n), part 0 the others; m keeps the bodies of part
- * `which`.  The same module cut with the same names gives the same map, so
- * part 0 of one and part 1 of another version of it join.  -1 (one error)
- * on a module with aliases. */
-int nv_split_by_names(LLVMModuleRef m, char *const *names, size_t n, unsigned which,
-                      struct nv_split_map *map);
+/* a with the bodies of the functions named in names[0..n) taken from b,
+ * a and b two versions of one module (or of one part of a split: its
+ * anchor stays): each is cut in two in place, without a copy, and the
+ * halves joined in a's function order.  Both are consumed.  0, or -1 after
+ * one error (a module with aliases). */
+int nv_split_merge_by_names(LLVMModuleRef a, LLVMModuleRef b, char *const *names, size_t n,
+                            LLVMModuleRef *out);
 /* Write map as text to fp; 0 or -1. */
 int nv_split_map_write(const struct nv_split_map *map, FILE *fp);
 /* Read a map written by nv_split_map_write; 0, or -1 after an error. */
