@@ -514,12 +514,7 @@ most_live_in(LLVMValueRef f, LLVMTargetDataRef td)
 
 	nv_cfg_build(&g, f);
 	if (!nv_liveness_build(&lv, &g, td, &need)) {
-		for (unsigned b = 0; b < g.n; b++) {
-			unsigned u = nv_live_units(&lv, nv_live_in(&lv, b));
-
-			if (u > most)
-				most = u;
-		}
+		most = nv_live_max_in(&lv, NULL);
 		nv_liveness_release(&lv);
 	}
 	nv_cfg_release(&g);
@@ -560,7 +555,9 @@ lsr_by_pressure(LLVMContextRef ctx, LLVMTargetMachineRef tm, LLVMModuleRef twin,
 			if (lsr_touched(f) && phi_units(f, td) >= LSR_PHI_UNITS)
 				nv_strv_push(&suspects, LLVMGetValueName2(f, &len));
 		}
-	if (!suspects.n) {
+	/* A module with aliases is not cut by function (lib/split): LSR stays. */
+	if (!suspects.n || LLVMGetFirstGlobalAlias(*pre) || LLVMGetFirstGlobalIFunc(*pre)) {
+		nv_strv_free(&suspects);
 		LLVMDisposeModule(twin);
 		return 0;
 	}
@@ -573,25 +570,23 @@ lsr_by_pressure(LLVMContextRef ctx, LLVMTargetMachineRef tm, LLVMModuleRef twin,
 		if (!LLVMIsDeclaration(f) && !nv_strv_has(&suspects, LLVMGetValueName2(f, &len)))
 			nv_split_strip_body(f);
 	}
-	nv_strv_free(&suspects);
 	LLVMParseCommandLineOptions(2, av, NULL); /* process-wide: this is the last run */
 	rc = emit_ptx(twin, tm, &mir) || mir_module(ctx, mir, &alt);
 	if (mir)
 		LLVMDisposeMemoryBuffer(mir);
 	LLVMDisposeModule(twin);
-	if (rc)
+	if (rc) {
+		nv_strv_free(&suspects);
 		return -1;
-	for (LLVMValueRef f = LLVMGetFirstFunction(*pre); f; f = LLVMGetNextFunction(f)) {
-		size_t len;
-		const char *name = LLVMGetValueName2(f, &len);
-		LLVMValueRef g = LLVMGetNamedFunction(alt, name);
+	}
+	for (size_t k = 0; k < suspects.n; k++) {
+		const char *name = suspects.v[k];
+		LLVMValueRef f = LLVMGetNamedFunction(*pre, name), g = LLVMGetNamedFunction(alt, name);
 		unsigned phis, phis0, in, in0;
 
-		if (LLVMIsDeclaration(f) || !lsr_touched(f) || !g || LLVMIsDeclaration(g))
+		if (!g || LLVMIsDeclaration(g))
 			continue;
 		phis = phi_units(f, td), phis0 = phi_units(g, td);
-		if (phis < LSR_PHI_UNITS)
-			continue;
 		in = most_live_in(f, td), in0 = most_live_in(g, td);
 		if (in0 && ((phis >= phis0 + LSR_PHI_UNITS && in0 < in) || in >= 2 * in0)) {
 			nv_strv_push(&pick, name);
@@ -618,6 +613,7 @@ lsr_by_pressure(LLVMContextRef ctx, LLVMTargetMachineRef tm, LLVMModuleRef twin,
 		*pre = merged;
 	}
 	nv_strv_free(&pick);
+	nv_strv_free(&suspects);
 	return rc;
 }
 

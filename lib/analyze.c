@@ -235,6 +235,11 @@ print_liveness(FILE *fp, struct fa *a, LLVMTargetDataRef td)
 		        lv.block_max[b], lv.block_max_units[b]);
 	fprintf(fp, "  max live = %u values, %u register units, %u predicates%s\n", lv.max_live,
 	        lv.max_units, lv.max_preds, nv_liveness_check(&lv, &bad) ? " (INCONSISTENT)" : "");
+	{
+		unsigned at = 0, most = nv_live_max_in(&lv, &at);
+
+		fprintf(fp, "  most live in = %u register units (block %s)\n", most, a->g.n ? a->label[at] : "-");
+	}
 	nv_liveness_release(&lv);
 }
 

@@ -120,6 +120,23 @@ nv_live_units(const struct nv_liveness *lv, const uint64_t *s)
 	return n;
 }
 
+unsigned
+nv_live_max_in(const struct nv_liveness *lv, unsigned *at)
+{
+	unsigned most = 0;
+
+	for (unsigned b = 0; b < lv->cfg->n; b++) {
+		unsigned u = nv_live_units(lv, nv_live_in(lv, b));
+
+		if (u > most) {
+			most = u;
+			if (at)
+				*at = b;
+		}
+	}
+	return most;
+}
+
 /* Per block: upward-exposed uses (phis aside) and definitions. */
 static void
 local_sets(struct nv_liveness *lv, uint64_t *use, uint64_t *def)

@@ -60,6 +60,10 @@ const uint64_t *nv_live_out(const struct nv_liveness *lv, unsigned b);
 /* Number of values, and their register units, in a set. */
 unsigned nv_live_count(const struct nv_liveness *lv, const uint64_t *s);
 unsigned nv_live_units(const struct nv_liveness *lv, const uint64_t *s);
+/* The most register units live into one block (the pressure cicc's remat
+ * reads), and in *at (when not NULL, and the most is not 0) the first block
+ * where that many are. */
+unsigned nv_live_max_in(const struct nv_liveness *lv, unsigned *at);
 /* Register units a value of type ty needs (0 for i1 and void). */
 unsigned nv_type_units(LLVMTargetDataRef td, LLVMTypeRef ty);
 /* Check the equations on every block; 0, or -1 with the block in *bad. */

@@ -684,15 +684,7 @@ by_cost(const void *x, const void *y)
 static unsigned
 max_in(const struct fn *s, unsigned *at)
 {
-	unsigned m = 0;
-
-	for (unsigned b = 0; b < s->a.g.n; b++)
-		if (in_units(s, b) > m) {
-			m = in_units(s, b);
-			if (at)
-				*at = b;
-		}
-	return m;
+	return nv_live_max_in(&s->lv, at);
 }
 
 /* The integer value of f's string attribute kind (its first, for a list

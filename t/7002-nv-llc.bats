@@ -194,3 +194,21 @@ setup_file() {
 	assert_success
 	[[ "$stderr" == *"loop strength reduction left out of 'stencil3d_7pt'"*"raises the most live into a block to 63 (28 without)"* ]] || fail "$stderr"
 }
+
+@test "a module with an alias, which cannot be cut by function, keeps LSR everywhere and still compiles" {
+	nvcc-lite -ptx -arch=sm_90 -O3 "$FIXTURES/lsr.cu" -keep -keep-dir "$BATS_TEST_TMPDIR" -o /dev/null 2>/dev/null
+	llvm-dis "$BATS_TEST_TMPDIR/lsr.10-nv-opt.bc" -o "$BATS_TEST_TMPDIR/in.ll"
+	{ cat "$BATS_TEST_TMPDIR/in.ll"; echo '@scaled_alias = alias float (float), ptr @_Z6scaledf'; } >"$BATS_TEST_TMPDIR/alias.ll"
+	for f in in alias; do
+		run --separate-stderr nv-llc -O3 -arch=sm_90 -stop-after=codegenprepare -pass-remarks=nv-llc \
+			"$BATS_TEST_TMPDIR/$f.ll" -o "$BATS_TEST_TMPDIR/$f.bc"
+		assert_success
+		echo "$stderr" >"$BATS_TEST_TMPDIR/$f.err"
+	done
+	grep -q "left out of '_Z7copyp2pP4int4PKS_m'" "$BATS_TEST_TMPDIR/in.err"
+	run grep -c "left out of" "$BATS_TEST_TMPDIR/alias.err"
+	assert_output 0
+	run nv-llc -O3 -arch=sm_90 -start-after=codegenprepare "$BATS_TEST_TMPDIR/alias.bc" -o "$BATS_TEST_TMPDIR/alias.ptx"
+	assert_success
+	grep -q '^.visible .entry _Z7copyp2pP4int4PKS_m(' "$BATS_TEST_TMPDIR/alias.ptx"
+}

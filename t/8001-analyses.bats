@@ -61,6 +61,10 @@ setup_file() {
 	# n, i1 and s1 are live out (i1 around the back edge, s1 to the exit too)
 	assert_line "  Block %head: live-in = 1 (1 units), live-out = 3 (3 units), max = 4 (3 units)"
 	assert_line "  Block %exit: live-in = 1 (1 units), live-out = 0 (0 units), max = 1 (1 units)"
+	# the most live into one block (what nv-remat and nv-llc's LSR rule read)
+	assert_line "  most live in = 3 register units (block %then)"
+	assert_line "  most live in = 11 register units (block %entry)"
+	assert_line "  most live in = 1 register units (block %entry)"
 	refute_output --partial INCONSISTENT
 }
 

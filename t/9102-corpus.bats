@@ -149,6 +149,10 @@ tiny/good.cu,ok"
 	[ -s "$BATS_TEST_TMPDIR/nvcc-ran" ]
 	run -2 sh "$TOP/bench/corpus.sh" -r "$BATS_TEST_TMPDIR/nowhere" "$TINY"
 	assert_output "corpus: $BATS_TEST_TMPDIR/nowhere holds no earlier corpus run"
+	# the run it reuses would be the one it overwrites
+	run -2 sh "$TOP/bench/corpus.sh" -r "$BATS_TEST_TMPDIR/o" -o "$BATS_TEST_TMPDIR/o" "$TINY"
+	assert_output "corpus: -r names the output directory itself"
+	[ -s "$BATS_TEST_TMPDIR/o/corpus.csv" ]
 }
 
 @test "corpus.sh refuses what it does not understand" {
