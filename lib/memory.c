@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 
 #include "diag.h"
@@ -755,5 +756,229 @@ nv_memory_drop_write_only_locals(LLVMModuleRef m)
 			LLVMInstructionEraseFromParent(dead.v[k]);
 		free(dead.v);
 	}
+	return total;
+}
+
+/*
+ * Skipped stores.  `x = c; for (k...) if (bit k) x ^= v[k];` fully
+ * unrolled: SimplifyCFG turns the steps into selects but keeps one
+ * conditional store of the result ("if any bit is set"), and InstCombine
+ * and MachineSink then move the whole select chain under that branch,
+ * away from the loads it consumes.  ptxas schedules within a block, so
+ * every loaded value stays live across the branch (curand's Sobol32
+ * skipahead: 85 registers; cicc, whose code is straight-line, 32).  Where
+ * the block before the branch stored to the same address and nothing in
+ * between can write it, the skipped store can write select(taken, new,
+ * old) unconditionally: the memory holds the same bytes on both paths,
+ * and no other thread may touch the location in between without racing
+ * with the earlier store.  The skipped block's instructions, all cheap and
+ * unable to trap, move above the branch with it.
+ */
+
+/* p as a base pointer plus a constant byte offset, through GEPs with
+ * constant indices. */
+static LLVMValueRef
+base_offset(LLVMTargetDataRef td, LLVMValueRef p, int64_t *off)
+{
+	*off = 0;
+	for (int depth = 0; depth < 16 && LLVMIsAGetElementPtrInst(p); depth++) {
+		LLVMTypeRef ty = LLVMGetGEPSourceElementType(p);
+		unsigned n = (unsigned)LLVMGetNumOperands(p);
+		int64_t o = 0;
+
+		for (unsigned i = 1; i < n; i++) {
+			LLVMValueRef ix = LLVMGetOperand(p, i);
+
+			if (!LLVMIsAConstantInt(ix))
+				return p;
+			if (i == 1) {
+				o += LLVMConstIntGetSExtValue(ix) * (int64_t)LLVMABISizeOfType(td, ty);
+			} else if (LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
+				unsigned f = (unsigned)LLVMConstIntGetZExtValue(ix);
+
+				o += (int64_t)LLVMOffsetOfElement(td, ty, f);
+				ty = LLVMStructGetTypeAtIndex(ty, f);
+			} else if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind || LLVMGetTypeKind(ty) == LLVMVectorTypeKind) {
+				ty = LLVMGetElementType(ty);
+				o += LLVMConstIntGetSExtValue(ix) * (int64_t)LLVMABISizeOfType(td, ty);
+			} else {
+				return p;
+			}
+		}
+		*off += o;
+		p = LLVMGetOperand(p, 0);
+	}
+	return p;
+}
+
+static uint64_t
+store_size(LLVMTargetDataRef td, LLVMValueRef st)
+{
+	return LLVMStoreSizeOfType(td, LLVMTypeOf(LLVMGetOperand(st, 0)));
+}
+
+static int
+plain_store(LLVMValueRef st)
+{
+	return LLVMIsAStoreInst(st) && !LLVMGetVolatile(st) && LLVMGetOrdering(st) == LLVMAtomicOrderingNotAtomic;
+}
+
+/* Can running v where it was not going to run do harm or cost much?  The
+ * cheap instructions that cannot trap: no memory, no calls, no division. */
+static int
+speculatable(LLVMValueRef v)
+{
+	switch (LLVMGetInstructionOpcode(v)) {
+	case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
+	case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMFAdd: case LLVMFSub: case LLVMFMul:
+	case LLVMFNeg: case LLVMICmp: case LLVMFCmp: case LLVMSelect: case LLVMTrunc: case LLVMZExt:
+	case LLVMSExt: case LLVMFPTrunc: case LLVMFPExt: case LLVMBitCast: case LLVMGetElementPtr:
+	case LLVMFreeze: case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector:
+	case LLVMExtractValue: case LLVMInsertValue:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The store in p that the skipped store st may rewrite: the last write
+ * before p's terminator to exactly st's bytes, with nothing after it that
+ * may write them (a store that is not provably elsewhere, a call other
+ * than a special-register read, an atomic, a fence); or NULL. */
+static LLVMValueRef
+earlier_store(LLVMTargetDataRef td, LLVMBasicBlockRef p, LLVMValueRef st)
+{
+	int64_t off, o;
+	LLVMValueRef base = base_offset(td, LLVMGetOperand(st, 1), &off);
+	uint64_t size = store_size(td, st);
+
+	for (LLVMValueRef i = LLVMGetPreviousInstruction(LLVMGetBasicBlockTerminator(p)); i;
+	     i = LLVMGetPreviousInstruction(i)) {
+		if (LLVMIsAStoreInst(i)) {
+			LLVMValueRef b = base_offset(td, LLVMGetOperand(i, 1), &o);
+			uint64_t n = store_size(td, i);
+
+			if (b == base && o == off && n == size && plain_store(i) &&
+			    LLVMTypeOf(LLVMGetOperand(i, 0)) == LLVMTypeOf(LLVMGetOperand(st, 0)))
+				return i;
+			if (b != base || LLVMGetVolatile(i) || !(o + (int64_t)n <= off || off + (int64_t)size <= o))
+				return NULL;
+		} else if (LLVMIsACallInst(i)) {
+			LLVMValueRef callee = LLVMGetCalledValue(i);
+			size_t len;
+
+			if (!callee || !LLVMIsAFunction(callee) ||
+			    strncmp(LLVMGetValueName2(callee, &len), "llvm.nvvm.read.ptx.sreg.", 24))
+				return NULL;
+		} else if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i) || LLVMIsAFenceInst(i) ||
+		           LLVMIsAInvokeInst(i) || LLVMIsACallBrInst(i) ||
+		           (LLVMIsALoadInst(i) && LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic)) {
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+/* The block whose only way in is s, or NULL: the uses of a block are the
+ * terminators that branch to it. */
+static LLVMValueRef
+only_branch_into(LLVMBasicBlockRef s)
+{
+	LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(s));
+	LLVMValueRef t;
+
+	if (!u || LLVMGetNextUse(u))
+		return NULL;
+	t = LLVMGetUser(u);
+	return LLVMIsABranchInst(t) && LLVMIsConditional(t) ? t : NULL;
+}
+
+static int
+unskip(LLVMTargetDataRef td, LLVMBasicBlockRef s, unsigned limit)
+{
+	LLVMValueRef br = only_branch_into(s), term = LLVMGetBasicBlockTerminator(s), st, old, sel, ns;
+	LLVMBasicBlockRef p, j;
+	LLVMBuilderRef b;
+	unsigned n = 0;
+	int taken;
+
+	if (!br || !term || !LLVMIsABranchInst(term) || LLVMIsConditional(term))
+		return 0;
+	p = LLVMGetInstructionParent(br);
+	j = LLVMGetSuccessor(term, 0);
+	taken = LLVMGetSuccessor(br, 0) == s;
+	if (p == s || LLVMGetSuccessor(br, taken ? 1 : 0) != j)
+		return 0;
+	st = LLVMGetPreviousInstruction(term);
+	if (!st || !plain_store(st))
+		return 0;
+	for (LLVMValueRef i = LLVMGetFirstInstruction(s); i != st; i = LLVMGetNextInstruction(i))
+		if (!speculatable(i) || ++n > limit)
+			return 0;
+	old = earlier_store(td, p, st);
+	if (!old)
+		return 0;
+	for (LLVMValueRef i = LLVMGetFirstInstruction(s), next; i != st; i = next) {
+		size_t len;
+		char *name = xstrdup(LLVMGetValueName2(i, &len));
+
+		next = LLVMGetNextInstruction(i);
+		LLVMInstructionRemoveFromParent(i);
+		b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(i)));
+		LLVMPositionBuilderBefore(b, br);
+		LLVMInsertIntoBuilderWithName(b, i, name);
+		LLVMDisposeBuilder(b);
+		free(name);
+	}
+	b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(st)));
+	LLVMPositionBuilderBefore(b, br);
+	sel = LLVMBuildSelect(b, LLVMGetCondition(br), taken ? LLVMGetOperand(st, 0) : LLVMGetOperand(old, 0),
+	                      taken ? LLVMGetOperand(old, 0) : LLVMGetOperand(st, 0), "unskip");
+	ns = LLVMBuildStore(b, sel, LLVMGetOperand(st, 1));
+	LLVMSetAlignment(ns, LLVMGetAlignment(st));
+	{
+		size_t nmd = 0;
+		LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(st, &nmd);
+		LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(st));
+
+		for (unsigned k = 0; k < nmd; k++)
+			LLVMSetMetadata(ns, LLVMValueMetadataEntriesGetKind(md, k),
+			                LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(md, k)));
+		if (md)
+			LLVMDisposeValueMetadataEntries(md);
+		LLVMInstructionSetDebugLoc(ns, LLVMInstructionGetDebugLoc(st));
+	}
+	LLVMDisposeBuilder(b);
+	nv_remark(NV_REMARK_PASSED, "unskip-stores", "SkippedStoreUnconditional", ns,
+	          "a store that a branch skipped is made unconditional (the block before stored to the same "
+	          "address), with its %u instructions above the branch, so ptxas can schedule them with "
+	          "the code before it",
+	          n);
+	LLVMInstructionEraseFromParent(st);
+	/* The branch now chooses between two ways to j: one, where j has no phis. */
+	if (!LLVMIsAPHINode(LLVMGetFirstInstruction(j))) {
+		b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(br)));
+		LLVMPositionBuilderBefore(b, br);
+		LLVMBuildBr(b, j);
+		LLVMDisposeBuilder(b);
+		LLVMInstructionEraseFromParent(br);
+		LLVMDeleteBasicBlock(s);
+	}
+	return 1;
+}
+
+unsigned
+nv_memory_unskip_stores(LLVMModuleRef m, unsigned limit)
+{
+	LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
+	unsigned total = 0;
+
+	if (!limit)
+		return 0;
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		for (LLVMBasicBlockRef s = LLVMGetFirstBasicBlock(f), next; s; s = next) {
+			next = LLVMGetNextBasicBlock(s);
+			total += (unsigned)unskip(td, s, limit);
+		}
 	return total;
 }

@@ -54,6 +54,17 @@ unsigned nv_memory_copy_escaping_byval(LLVMModuleRef m);
  * remark per local; the number of locals changed. */
 unsigned nv_memory_unvolatile_locals(LLVMModuleRef m);
 
+/* Over every function of m, as it enters instruction selection: a store
+ * that a conditional branch skips, in a block of at most limit other
+ * instructions that are cheap and cannot trap, becomes unconditional where
+ * the block before the branch stored to the same bytes with nothing in
+ * between that may write them: it stores select(taken, new, old), and the
+ * block's instructions move above the branch.  An unrolled
+ * `if (bit k) x ^= v[k]` (curand's Sobol skipahead) otherwise keeps every
+ * loaded v[k] live across the branch.  A remark per store; the number
+ * made unconditional (none under limit 0). */
+unsigned nv_memory_unskip_stores(LLVMModuleRef m, unsigned limit);
+
 /* The first device function (not kernel) of m with a byval parameter, or
  * NULL: at -O0 LLVM 22's NVPTX cannot read one under 32-bit local pointers. */
 LLVMValueRef nv_memory_byval_device_fn(LLVMModuleRef m);

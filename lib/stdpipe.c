@@ -8,6 +8,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "diag.h"
+#include "knobs.h"
 #include "memory.h"
 #include "util.h"
 
@@ -59,14 +60,21 @@ nv_stdpipe_find(const char *name)
 	return NULL;
 }
 
-/* cicc's passes that LLVM lacks, by cicc's names, for the top level of a
- * pipeline text. */
+static unsigned
+unskip_stores(LLVMModuleRef m)
+{
+	return nv_memory_unskip_stores(m, (unsigned)nv_knob_int(NV_KNOB_SKIPPED_STORE_LIMIT));
+}
+
+/* cicc's passes that LLVM lacks, by cicc's names (and ours, which nv-llc
+ * runs at its cut), for the top level of a pipeline text. */
 static const struct {
 	const char *name;
 	unsigned (*run)(LLVMModuleRef m);
 } own[] = {
 	{ "set-local-array-alignment", nv_memory_align_local_arrays },
 	{ "lower-aggr-copies", nv_memory_lower_aggr_copies },
+	{ "unskip-stores", unskip_stores },
 };
 
 /* The own pass element names (its length len), or -1. */

@@ -251,3 +251,89 @@ theirs() {
 		assert_output -p "32 bytes stack frame"
 	fi
 }
+
+@test "unskip-stores: a store a branch skips, after a store to the same bytes, is made unconditional; what may write them in between keeps the branch" {
+	run --separate-stderr nv-opt -passes=unskip-stores -pass-remarks=unskip-stores -S "$FIXTURES/unskip.ll" \
+		-o "$BATS_TEST_TMPDIR/u.ll"
+	assert_success
+	opt -passes=verify -disable-output "$BATS_TEST_TMPDIR/u.ll"
+	assert_equal "$(grep -c 'a store that a branch skipped is made unconditional' <<<"$stderr")" 2
+	grep -q "in function 'skip': .* with its 2 instructions above the branch" <<<"$stderr"
+	body() { sed -n "/^define .*@$1(/,/^}/p" "$BATS_TEST_TMPDIR/u.ll"; }
+	# taken on the true edge: select(c, new, old), one store, no branch left
+	body skip | grep -q '%unskip = select i1 %c, i32 %r, i32 7'
+	assert_equal "$(body skip | grep -c 'store i32 %unskip, ptr addrspace(1) %x')" 1
+	run bash -c "sed -n '/@skip(/,/^}/p' '$BATS_TEST_TMPDIR/u.ll' | grep -c 'br i1'"
+	assert_output 0
+	# taken on the false edge, a phi at the join: select(c, old, new), the branch stays
+	body skip_false | grep -q '%unskip = select i1 %c, i32 1, i32 %r'
+	body skip_false | grep -q '%p = phi i32 \[ 0, %entry \], \[ %r, %then \]'
+	# a store through another pointer, a call, a load or a division, no earlier
+	# store of exactly those bytes: unchanged
+	for f in clobbered called loads no_earlier; do
+		run diff <(body "$f") <(opt -S "$FIXTURES/unskip.ll" | sed -n "/^define .*@$f(/,/^}/p")
+		assert_success
+	done
+	# the limit counts the skipped block's instructions; 0 turns it off
+	run --separate-stderr nv-opt -passes=unskip-stores -skipped-store-limit=1 -pass-remarks=unskip-stores \
+		"$FIXTURES/unskip.ll" -o /dev/null
+	assert_equal "$(grep -c 'made unconditional' <<<"$stderr")" 1
+	run --separate-stderr nv-opt -passes=unskip-stores -skipped-store-limit=0 -pass-remarks=unskip-stores \
+		"$FIXTURES/unskip.ll" -o /dev/null
+	assert_equal "$stderr" ""
+}
+
+@test "meaning: Sobol's skipahead after the unrolls prints the same once its skipped store is unconditional" {
+	cat > "$BATS_TEST_TMPDIR/h.c" <<-'EOF'
+	#include <stdio.h>
+	struct st { unsigned i, x, v[32]; };
+	static struct st S[64];
+	__attribute__((noinline)) void init(struct st *s, const unsigned *dirs, unsigned off) {
+		s->i = off;
+		s->x = 0;
+		for (int k = 0; k < 32; k++) s->v[k] = dirs[k];
+		unsigned g = off ^ (off >> 1);
+		for (unsigned k = 0; k < 32; k++)
+			if (g & (1u << k)) s->x ^= s->v[k];
+	}
+	int main(void) {
+		unsigned dirs[32], h = 0;
+		for (int k = 0; k < 32; k++) dirs[k] = 2654435761u * (k + 1);
+		for (unsigned t = 0; t < 64; t++) {
+			init(&S[t], dirs, t * 977u);
+			h = h * 31 + S[t].x + S[t].i;
+		}
+		printf("%u\n", h);
+		return 0;
+	}
+	EOF
+	clang-22 -O2 -Xclang -disable-llvm-passes -emit-llvm -c "$BATS_TEST_TMPDIR/h.c" -o "$BATS_TEST_TMPDIR/h0.bc"
+	nv-opt -O3 -no-unroll -no-vectorize "$BATS_TEST_TMPDIR/h0.bc" | nv-unroll | nv-opt -pipeline=mid-unroll |
+		nv-unroll -config=D | nv-opt -pipeline=post-unroll-t3 -o "$BATS_TEST_TMPDIR/h1.bc"
+	want=$(lli "$BATS_TEST_TMPDIR/h1.bc")
+	run --separate-stderr nv-opt -passes=unskip-stores -pass-remarks=unskip-stores "$BATS_TEST_TMPDIR/h1.bc" \
+		-o "$BATS_TEST_TMPDIR/h2.bc"
+	assert_success
+	grep -q "in function 'init': a store that a branch skipped is made unconditional" <<<"$stderr"
+	run lli "$BATS_TEST_TMPDIR/h2.bc"
+	assert_output "$want"
+}
+
+@test "curand's Sobol32 initialization compiles straight-line: fewer registers than with its skipped store kept" {
+	have_ptxas || skip "ptxas is not installed"
+	ours sobol_init
+	CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O3 -Xcicc -skipped-store-limit=0 "$FIXTURES/memory.cu" \
+		-o "$BATS_TEST_TMPDIR/kept.ptx"
+	regs() {
+		"$(ptxas_bin)" -v -arch=sm_90 "$1" -o /dev/null 2>&1 |
+			awk '/Compiling entry function .sobol_init/ { p = 1 } p && /Used/ { print $5; exit }'
+	}
+	with=$(regs "$BATS_FILE_TMPDIR/memory.ptx")
+	without=$(regs "$BATS_TEST_TMPDIR/kept.ptx")
+	[ "$with" -lt "$without" ] || fail "sobol_init: $with registers, $without with the store kept"
+	if have_nvcc; then
+		theirs sobol_init
+		cicc=$(regs "$BATS_TEST_TMPDIR/nvcc.ptx")
+		[ "$with" -le "$cicc" ] || fail "sobol_init: $with registers, cicc $cicc"
+	fi
+}
