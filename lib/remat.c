@@ -29,6 +29,7 @@ nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm)
 	o->load = (int)nv_knob_int(NV_KNOB_REMAT_LOAD);
 	o->nlo = (int)nv_knob_int(NV_KNOB_SIMPLIFY_LIVE_OUT);
 	o->narrow = (int)nv_knob_int(NV_KNOB_REMAT_NARROW);
+	o->sink = (int)nv_knob_int(NV_KNOB_REMAT_SINK);
 	o->ceiling = nv_knob_int(NV_KNOB_REMAT_MAXREG_CEILING);
 	o->for_occ = nv_knob_int(NV_KNOB_REMAT_FOR_OCC);
 	o->use_limit = nv_knob_int(NV_KNOB_REMAT_USE_LIMIT);
@@ -1303,6 +1304,175 @@ simplify_live_out(struct fn *s)
 	return done;
 }
 
+/* ---- 4. In-block sinking (remat-sink) ------------------------------- */
+
+/* Register units for the pressure a value adds within its block: a
+ * predicate counts as one (ptxas has few, and spills them to registers). */
+static unsigned
+sink_units(const struct fn *s, LLVMValueRef v)
+{
+	unsigned u = nv_type_units(s->td, LLVMTypeOf(v));
+
+	return u ? u : 1;
+}
+
+struct order {
+	struct nv_ptrmap at; /* instruction -> slot in pos */
+	double *pos;
+	unsigned n, cap;
+};
+
+static unsigned
+order_slot(struct order *o, LLVMValueRef i)
+{
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 64;
+		o->pos = xrealloc(o->pos, o->cap * sizeof(*o->pos));
+	}
+	nv_ptrmap_put(&o->at, i, o->n);
+	return o->n++;
+}
+
+static void
+order_number(struct order *o, LLVMBasicBlockRef bb)
+{
+	unsigned k = 0;
+
+	for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), k++) {
+		unsigned slot = nv_ptrmap_get(&o->at, i);
+
+		if (slot == NV_NONE)
+			slot = order_slot(o, i);
+		o->pos[slot] = k;
+	}
+}
+
+static double
+order_of(const struct order *o, LLVMValueRef i)
+{
+	return o->pos[nv_ptrmap_get(&o->at, i)];
+}
+
+/* Is x still needed at (or after) position p of block b, other than by
+ * skip: live out of b, a kernel parameter (ptxas reads those from the
+ * constant bank), or used in b at p or later? */
+static int
+needed_from(const struct fn *s, const struct order *o, unsigned b, LLVMValueRef x, double p,
+            LLVMValueRef skip)
+{
+	unsigned i;
+	LLVMBasicBlockRef bb = s->a.g.bb[b];
+
+	if (LLVMIsAArgument(x))
+		return s->kernel;
+	i = nv_ptrmap_get(&s->lv.index, x);
+	if (i != NV_NONE && nv_live_has(&s->lv, nv_live_out(&s->lv, b), i))
+		return 1;
+	for (LLVMUseRef u = LLVMGetFirstUse(x); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef in = LLVMGetUser(u);
+
+		if (in != skip && LLVMIsAInstruction(in) && LLVMGetInstructionParent(in) == bb &&
+		    order_of(o, in) >= p)
+			return 1;
+	}
+	return 0;
+}
+
+/* Sink v, within block b, to just before its first user, where that
+ * lengthens no other value's life by more than it shortens v's: every
+ * operand is needed there anyway, but for one of no more units than v.
+ * Returns 1 when v moved. */
+static int
+sink_one(struct fn *s, struct order *o, unsigned b, LLVMValueRef v)
+{
+	LLVMBasicBlockRef bb = s->a.g.bb[b];
+	LLVMValueRef first = NULL, prev;
+	double p, lo;
+	unsigned longer = 0;
+	int out = 0;
+
+	if (!(is_pure(v) || is_sreg_read(v)))
+		return 0;
+	for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef in = LLVMGetUser(u);
+
+		if (!LLVMIsAInstruction(in))
+			return 0;
+		if (LLVMGetInstructionParent(in) != bb || LLVMIsAPHINode(in)) {
+			out = 1;
+			continue;
+		}
+		if (!first || order_of(o, in) < order_of(o, first))
+			first = in;
+	}
+	/* Used only further on: to the end of the block. */
+	if (out && !first)
+		first = LLVMGetBasicBlockTerminator(bb);
+	if (!first || (out && first != LLVMGetBasicBlockTerminator(bb)) || LLVMGetNextInstruction(v) == first)
+		return 0;
+	p = order_of(o, first);
+	for (unsigned k = 0, n = (unsigned)LLVMGetNumOperands(v); k < n; k++) {
+		LLVMValueRef x = LLVMGetOperand(v, k);
+
+		if (LLVMIsAConstant(x) || LLVMIsABasicBlock(x) || LLVMIsAFunction(x) ||
+		    (!LLVMIsAInstruction(x) && !LLVMIsAArgument(x)) || needed_from(s, o, b, x, p, v))
+			continue;
+		if (++longer > 1 || sink_units(s, x) > sink_units(s, v))
+			return 0;
+	}
+	{
+		LLVMBuilderRef bld = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(v)));
+		char *name = xstrdup(value_name(v));
+
+		LLVMInstructionRemoveFromParent(v);
+		prev = LLVMGetPreviousInstruction(first);
+		lo = prev ? order_of(o, prev) : p - 1;
+		LLVMPositionBuilderBefore(bld, first);
+		LLVMInsertIntoBuilderWithName(bld, v, name);
+		LLVMDisposeBuilder(bld);
+		free(name);
+	}
+	o->pos[nv_ptrmap_get(&o->at, v)] = (lo + p) / 2;
+	if ((lo + p) / 2 <= lo || (lo + p) / 2 >= p)
+		order_number(o, bb);
+	return 1;
+}
+
+static void
+sink_in_blocks(struct fn *s)
+{
+	unsigned moved = 0;
+
+	if (analyze(s))
+		return;
+	for (unsigned b = 0; b < s->a.g.n; b++) {
+		LLVMBasicBlockRef bb = s->a.g.bb[b];
+		struct order o = { .n = 0 };
+		unsigned n = 0;
+
+		if (!nv_cfg_reachable(&s->a.g, b))
+			continue;
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+			n++;
+		if (n < 3)
+			continue;
+		nv_ptrmap_init(&o.at, n);
+		order_number(&o, bb);
+		for (LLVMValueRef i = LLVMGetLastInstruction(bb), prev; i; i = prev) {
+			prev = LLVMGetPreviousInstruction(i);
+			moved += (unsigned)sink_one(s, &o, b, i);
+		}
+		nv_ptrmap_release(&o.at);
+		free(o.pos);
+	}
+	release(s);
+	if (moved)
+		nv_remark(NV_REMARK_PASSED, PASS, "Sunk", s->f,
+		          "%u instructions moved down to their first use in their block, where no other "
+		          "value lives longer for it (straight-line pressure)",
+		          moved);
+}
+
 /* ---- the module ------------------------------------------------------- */
 
 static int
@@ -1348,6 +1518,8 @@ nv_remat_module(LLVMModuleRef m, const struct nv_remat_opts *o)
 			demote_ivs(&s);
 		if (o->nlo)
 			simplify_live_out(&s);
+		if (o->sink)
+			sink_in_blocks(&s);
 		free(s.cl);
 		created += s.created;
 	}

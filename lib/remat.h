@@ -33,6 +33,14 @@
  * 32-bit and extends it once.  Only where the 32-bit value feeds a branch
  * that runs first, so that its being poison would already be undefined.
  *
+ * After them, sinking (remat-sink): within a block, a cheap instruction
+ * moves down to just before its first user where no other value lives
+ * longer for it by more units than it saves (operands needed there anyway,
+ * or one of no more units), bottom up, so that a chain follows its last
+ * link: straight-line pressure, which the live-in sets above do not see
+ * (ptxas schedules within a block, but from the order it is given: a
+ * value computed far ahead of its use often stays live that long).
+ *
  * Every decision is a remark of pass "nv-remat"; -dump-remat=N prints
  * cicc's dump lines to stderr.
  */
@@ -45,6 +53,7 @@ struct nv_remat_opts {
 	int load;            /* remat-load */
 	int nlo;             /* simplify-live-out level */
 	int narrow;          /* remat-narrow */
+	int sink;            /* remat-sink */
 	long long ceiling, for_occ, use_limit, loop_trip, gep_cost, single_cost_limit;
 	long long max_live_limit, lli_factor;
 	int ignore_single_cost;

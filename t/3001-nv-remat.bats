@@ -147,7 +147,7 @@ body() {
 	assert_line 'Skip rematerialization on live_through'
 	assert_line 'Skip rematerialization on live_out'
 	body live_through | grep -q '^  %b = add i32 %a, 7'
-	for args in "-O0 -remat-maxreg-ceiling=2" "-do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-narrow=0 -remat-maxreg-ceiling=2"; do
+	for args in "-O0 -remat-maxreg-ceiling=2" "-do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-narrow=0 -remat-sink=0 -remat-maxreg-ceiling=2"; do
 		run nv-remat $args -S "$F" -o "$BATS_TEST_TMPDIR/same.ll"
 		assert_success
 		run diff <(grep -v '^; ModuleID' "$BATS_TEST_TMPDIR/same.ll") <(opt -S "$F" | grep -v '^; ModuleID')
@@ -181,6 +181,12 @@ body() {
 	# the extremes really fire: a chain, a copy or a demotion
 	grep -qE 'recomputed|demoted' "$BATS_TEST_TMPDIR/r"
 	run lli "$BATS_TEST_TMPDIR/q.bc"
+	assert_output "$want"
+	# sinking alone
+	nv-remat -do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-narrow=0 -pass-remarks=nv-remat \
+		"$BATS_TEST_TMPDIR/p.bc" -o "$BATS_TEST_TMPDIR/s.bc" 2> "$BATS_TEST_TMPDIR/r"
+	grep -q 'moved down to their first use' "$BATS_TEST_TMPDIR/r"
+	run lli "$BATS_TEST_TMPDIR/s.bc"
 	assert_output "$want"
 }
 
@@ -244,4 +250,21 @@ body() {
 	# the probe really spills: 40 values cannot live in 32 registers
 	[ "$without" -gt 0 ]
 	[ "$with" -le "$without" ]
+}
+
+@test "sinking: each mask moves down to the select that uses it, a value used only further on to the block's end; an add whose two operands die at it stays" {
+	F="$FIXTURES/remat-sink.ll"
+	remat -simplify-live-out=0 -pass-remarks=nv-remat
+	assert_line -p "in function 'wall': 5 instructions moved down to their first use in their block"
+	# the masks and compares: each pair right before its select
+	run bash -c "sed -n '/@wall(/,/^}/p' '$OUT' | grep -oE '^  %[a-z0-9]+ = (and|icmp|select|mul)' | cut -d' ' -f3 | tr '\\n' ' '"
+	assert_output '%m0 %c0 %s0 %m1 %c1 %s1 %m2 %c2 %s2 %late '
+	body wall | grep -B1 'br label %next' | grep -q '%late = mul i32 %g, 7'
+	# moving %s down would keep both %a and %b alive longer
+	run bash -c "sed -n '/@two_operands(/,/^}/p' '$OUT' | grep -oE '^  %[a-z0-9]+ =' | tr -d ' =' | tr '\\n' ' '"
+	assert_output '%a %p1 %b %s %p2 %u %w '
+	# -remat-sink=0 moves nothing
+	remat -remat-sink=0 -simplify-live-out=0
+	run diff <(grep -v '^; ModuleID' "$OUT") <(opt -S "$F" | grep -v '^; ModuleID')
+	assert_success
 }
