@@ -879,8 +879,8 @@ earlier_store(LLVMTargetDataRef td, LLVMBasicBlockRef p, LLVMValueRef st)
 	return NULL;
 }
 
-/* The block whose only way in is s, or NULL: the uses of a block are the
- * terminators that branch to it. */
+/* The conditional branch that is the only way into s, or NULL: the uses
+ * of a block are the terminators that branch to it. */
 static LLVMValueRef
 only_branch_into(LLVMBasicBlockRef s)
 {
