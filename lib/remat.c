@@ -1316,22 +1316,14 @@ sink_units(const struct fn *s, LLVMValueRef v)
 	return u ? u : 1;
 }
 
+/* The order of a block's instructions, which sinking only permutes: a
+ * slot per instruction, and a moved one takes the midpoint of its new
+ * neighbours' positions (the block is renumbered when they run out). */
 struct order {
 	struct nv_ptrmap at; /* instruction -> slot in pos */
 	double *pos;
-	unsigned n, cap;
+	unsigned n;
 };
-
-static unsigned
-order_slot(struct order *o, LLVMValueRef i)
-{
-	if (o->n == o->cap) {
-		o->cap = o->cap ? 2 * o->cap : 64;
-		o->pos = xrealloc(o->pos, o->cap * sizeof(*o->pos));
-	}
-	nv_ptrmap_put(&o->at, i, o->n);
-	return o->n++;
-}
 
 static void
 order_number(struct order *o, LLVMBasicBlockRef bb)
@@ -1341,8 +1333,10 @@ order_number(struct order *o, LLVMBasicBlockRef bb)
 	for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), k++) {
 		unsigned slot = nv_ptrmap_get(&o->at, i);
 
-		if (slot == NV_NONE)
-			slot = order_slot(o, i);
+		if (slot == NV_NONE) {
+			slot = o->n++;
+			nv_ptrmap_put(&o->at, i, slot);
+		}
 		o->pos[slot] = k;
 	}
 }
@@ -1457,6 +1451,7 @@ sink_in_blocks(struct fn *s)
 		if (n < 3)
 			continue;
 		nv_ptrmap_init(&o.at, n);
+		o.pos = xmalloc(n * sizeof(*o.pos));
 		order_number(&o, bb);
 		for (LLVMValueRef i = LLVMGetLastInstruction(bb), prev; i; i = prev) {
 			prev = LLVMGetPreviousInstruction(i);
