@@ -716,21 +716,27 @@ register_cap(const struct fn *s)
 
 /* The register target: a ceiling when one binds (-remat-maxreg-ceiling,
  * .maxnreg, __launch_bounds__), else the next occupancy step (no lower
- * than 100/remat-for-occ of today), else 80% of today. */
+ * than 100/remat-for-occ of today), else 80% of today.  *hard says the
+ * program's own limit binds (.maxnreg, __launch_bounds__, 255): above it
+ * ptxas spills, which costs more than any recomputation. */
 static unsigned
-reg_target(const struct fn *s, unsigned now, const char **why)
+reg_target(const struct fn *s, unsigned now, const char **why, int *hard)
 {
 	long long ceiling = s->o->ceiling, m = fn_attr_int(s->f, "nvvm.maxnreg");
 	unsigned cap = register_cap(s);
 
-	if (m > 0 && (!ceiling || m < ceiling))
+	*hard = 0;
+	if (m > 0 && (!ceiling || m < ceiling)) {
 		ceiling = m;
+		*hard = m < now;
+	}
 	if (ceiling && ceiling < now) {
 		*why = "register ceiling";
 		return (unsigned)ceiling;
 	}
 	if (cap < now) {
 		*why = cap < NV_MAX_REGS_PER_THREAD ? "__launch_bounds__" : "255 registers a thread";
+		*hard = 1;
 		return cap;
 	}
 	if (s->o->for_occ && s->o->sm) {
@@ -758,6 +764,7 @@ main_loop(struct fn *s)
 	unsigned target = 0, prev_max = 0;
 	unsigned max_depth = o->do_remat >= 3 ? 4 : o->do_remat == 2 ? 2 : 0;
 	const char *why = "";
+	int hard = 0;
 
 	for (int round = 0; round < ROUNDS; round++) {
 		unsigned at = 0, maxin, need, nc = 0, high = 0, total = 0, got = 0, picked = 0;
@@ -776,7 +783,7 @@ main_loop(struct fn *s)
 			if (o->dump >= 1)
 				fprintf(stderr, "Func %s: maxIn = %u, maxOut = %u\n", value_name(s->f), maxin,
 				        maxout);
-			target = reg_target(s, s->lv.max_units > maxin ? s->lv.max_units : maxin, &why);
+			target = reg_target(s, s->lv.max_units > maxin ? s->lv.max_units : maxin, &why, &hard);
 			nv_remark(NV_REMARK_ANALYSIS, PASS, "Pressure", s->f,
 			          "most register units live into a block: %u (peak %u); target %u (%s)", maxin,
 			          s->lv.max_units, target, why);
@@ -848,13 +855,13 @@ main_loop(struct fn *s)
 				          value_name(v), nb, o->use_limit);
 				continue;
 			}
-			if (LLVMIsAGetElementPtrInst(v) && cost > (unsigned long long)o->gep_cost) {
+			if (LLVMIsAGetElementPtrInst(v) && cost > (unsigned long long)o->gep_cost && !hard) {
 				nv_remark(NV_REMARK_MISSED, PASS, "GEPCost", v,
 				          "'%s' stays live: recomputing the address costs %llu (remat-gep-cost=%lld)",
 				          value_name(v), cost, o->gep_cost);
 				continue;
 			}
-			if (cost > (unsigned long long)o->single_cost_limit && !o->ignore_single_cost) {
+			if (cost > (unsigned long long)o->single_cost_limit && !o->ignore_single_cost && !hard) {
 				nv_remark(NV_REMARK_MISSED, PASS, "SingleCost", v,
 				          "'%s' stays live: pulling it in costs %llu (remat-single-cost-limit=%lld)",
 				          value_name(v), cost, o->single_cost_limit);

@@ -268,3 +268,21 @@ body() {
 	run diff <(grep -v '^; ModuleID' "$OUT") <(opt -S "$F" | grep -v '^; ModuleID')
 	assert_success
 }
+
+@test "where the program's own limit binds (.maxnreg), the cost filters do not keep a value live: ptxas would spill it" {
+	# the remat knob's ceiling: -remat-single-cost-limit=0 refuses every value
+	run --separate-stderr nv-remat -remat-maxreg-ceiling=2 -remat-single-cost-limit=0 -simplify-live-out=0 \
+		-remat-iv=0 -pass-remarks=nv-remat -pass-remarks-missed=nv-remat "$F" -o /dev/null
+	assert_success
+	grep -q "in function 'live_through': 'b' stays live: pulling it in costs 40 (remat-single-cost-limit=0)" <<<"$stderr"
+	refute grep -q "in function 'live_through': 'b' recomputed" <<<"$stderr"
+	# the same target from the kernel's .maxnreg: pulled in all the same
+	sed 's/^define ptx_kernel void @live_through(\(.*\)) {$/define ptx_kernel void @live_through(\1) "nvvm.maxnreg"="2" {/' \
+		"$F" > "$BATS_TEST_TMPDIR/maxnreg.ll"
+	grep -q '"nvvm.maxnreg"="2"' "$BATS_TEST_TMPDIR/maxnreg.ll"
+	run --separate-stderr nv-remat -remat-single-cost-limit=0 -simplify-live-out=0 -remat-iv=0 \
+		-pass-remarks=nv-remat -pass-remarks-missed=nv-remat "$BATS_TEST_TMPDIR/maxnreg.ll" -o /dev/null
+	assert_success
+	grep -q "in function 'live_through': 'b' recomputed in 1 blocks (remat_2 instructions, cost 40) for register ceiling target 2" <<<"$stderr"
+	refute grep -q "stays live: pulling it in costs" <<<"$stderr"
+}
