@@ -54,7 +54,7 @@ unsigned nv_memory_copy_escaping_byval(LLVMModuleRef m);
  * remark per local; the number of locals changed. */
 unsigned nv_memory_unvolatile_locals(LLVMModuleRef m);
 
-/* Over every function of m, as it enters instruction selection: a store
+/* Over every function of m, before code generation (nv-llc): a store
  * that a conditional branch skips, in a block of at most limit other
  * instructions that are cheap and cannot trap, becomes unconditional where
  * the block before the branch stored to the same bytes with nothing in

@@ -67,7 +67,7 @@ unskip_stores(LLVMModuleRef m)
 }
 
 /* cicc's passes that LLVM lacks, by cicc's names (and ours, which nv-llc
- * runs at its cut), for the top level of a pipeline text. */
+ * runs before code generation), for the top level of a pipeline text. */
 static const struct {
 	const char *name;
 	unsigned (*run)(LLVMModuleRef m);
