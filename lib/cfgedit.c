@@ -172,9 +172,8 @@ out:
 	return dead;
 }
 
-/* Instructions that compute a value and do nothing else. */
-static int
-pure(LLVMValueRef i)
+int
+nv_cfg_pure(LLVMValueRef i)
 {
 	switch (LLVMGetInstructionOpcode(i)) {
 	case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMAnd: case LLVMOr: case LLVMXor:
@@ -203,7 +202,7 @@ nv_cfg_erase_dead(LLVMValueRef fn)
 			while (i) {
 				LLVMValueRef next = LLVMGetNextInstruction(i);
 
-				if (!LLVMGetFirstUse(i) && pure(i)) {
+				if (!LLVMGetFirstUse(i) && nv_cfg_pure(i)) {
 					LLVMInstructionEraseFromParent(i);
 					erased++;
 					again = 1;

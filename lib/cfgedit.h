@@ -16,6 +16,9 @@ int nv_cfg_fold_terminator(LLVMBasicBlockRef bb);
 unsigned nv_cfg_delete_unreachable(LLVMValueRef fn,
                                    void (*on_delete)(LLVMBasicBlockRef, unsigned, void *),
                                    void *arg);
+/* Does i compute a value from its operands and do nothing else: no memory,
+ * no call, nothing that can trap (no division)?  Phis included. */
+int nv_cfg_pure(LLVMValueRef i);
 /* Erase instructions without uses or side effects until none is left; count. */
 unsigned nv_cfg_erase_dead(LLVMValueRef fn);
 /* Fold (nv_fold) every instruction of fn that folds, until none does; count. */

@@ -8,6 +8,7 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 
+#include "cfgedit.h"
 #include "diag.h"
 #include "knobs.h"
 #include "ptrmap.h"
@@ -823,24 +824,6 @@ plain_store(LLVMValueRef st)
 	return LLVMIsAStoreInst(st) && !LLVMGetVolatile(st) && LLVMGetOrdering(st) == LLVMAtomicOrderingNotAtomic;
 }
 
-/* Can running v where it was not going to run do harm or cost much?  The
- * cheap instructions that cannot trap: no memory, no calls, no division. */
-static int
-speculatable(LLVMValueRef v)
-{
-	switch (LLVMGetInstructionOpcode(v)) {
-	case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
-	case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMFAdd: case LLVMFSub: case LLVMFMul:
-	case LLVMFNeg: case LLVMICmp: case LLVMFCmp: case LLVMSelect: case LLVMTrunc: case LLVMZExt:
-	case LLVMSExt: case LLVMFPTrunc: case LLVMFPExt: case LLVMBitCast: case LLVMGetElementPtr:
-	case LLVMFreeze: case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector:
-	case LLVMExtractValue: case LLVMInsertValue:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* The store in p that the skipped store st may rewrite: the last write
  * before p's terminator to exactly st's bytes, with nothing after it that
  * may write them (a store that is not provably elsewhere, a call other
@@ -913,7 +896,7 @@ unskip(LLVMTargetDataRef td, LLVMBasicBlockRef s, unsigned limit)
 	if (!st || !plain_store(st))
 		return 0;
 	for (LLVMValueRef i = LLVMGetFirstInstruction(s); i != st; i = LLVMGetNextInstruction(i))
-		if (!speculatable(i) || ++n > limit)
+		if (LLVMIsAPHINode(i) || !nv_cfg_pure(i) || ++n > limit)
 			return 0;
 	old = earlier_store(td, p, st);
 	if (!old)
