@@ -90,6 +90,41 @@ nv_memory_align_local_arrays(LLVMModuleRef m)
 }
 
 /*
+ * set-extern-shared-alignment.  Changes only the alignment of module-level
+ * declarations.  The dynamic shared memory a launch gives (extern
+ * __shared__ T a[]) starts 16-byte aligned whatever T is, and cicc
+ * declares every such array .align 16: the load-store vectorizer that
+ * follows may then read a float array four at a time (ld.shared.v4) where
+ * the element type's alignment alone allows one.
+ */
+
+#define EXTERN_SHARED_ALIGN 16
+#define ADDRSPACE_SHARED 3
+
+unsigned
+nv_memory_align_extern_shared(LLVMModuleRef m)
+{
+	unsigned n = 0;
+
+	for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+		LLVMTypeRef ty = LLVMGlobalGetValueType(g);
+		unsigned was = LLVMGetAlignment(g);
+
+		if (!LLVMIsDeclaration(g) || LLVMGetTypeKind(LLVMTypeOf(g)) != LLVMPointerTypeKind ||
+		    LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != ADDRSPACE_SHARED ||
+		    LLVMGetTypeKind(ty) != LLVMArrayTypeKind || LLVMGetArrayLength2(ty) != 0 ||
+		    was >= EXTERN_SHARED_ALIGN)
+			continue;
+		LLVMSetAlignment(g, EXTERN_SHARED_ALIGN);
+		nv_remark(NV_REMARK_PASSED, "set-extern-shared-alignment", "ExternSharedAligned", g,
+		          "extern shared array '%s' aligned to %u (was %u): dynamic shared memory starts so aligned",
+		          LLVMGetValueName2(g, &(size_t){ 0 }), EXTERN_SHARED_ALIGN, was);
+		n++;
+	}
+	return n;
+}
+
+/*
  * lower-aggr-copies.  Requires nothing; changes calls to llvm.memcpy and
  * llvm.memset (zero) that copy a whole local struct or array into or out
  * of it into one load and store per field, so that SROA after it can keep

@@ -14,6 +14,11 @@
  * under disable-set-local-array-alignment.  The number raised. */
 unsigned nv_memory_align_local_arrays(LLVMModuleRef m);
 
+/* Over m: each declaration of dynamic shared memory (extern __shared__
+ * T a[], an external [0 x T] in the shared space) aligned below 16 gets 16,
+ * as cicc declares it; a remark per array.  The number raised. */
+unsigned nv_memory_align_extern_shared(LLVMModuleRef m);
+
 /* cicc's lower-aggr-copies over every function of m: a memcpy into or out
  * of a whole local struct or array of at most 16 fields and no padding, and
  * a memset of one to zero, become a load and store per field, for SROA to

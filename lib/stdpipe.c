@@ -40,9 +40,10 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg,tailcallelim)",
 	  "post-unroll at tier 3 (-O3): with TailCallElim, one of the seed's tier-3 extras" },
 	{ "late-memory",
-	  "lower-aggr-copies,function(sroa),set-local-array-alignment,function(alignment-from-assumptions,infer-alignment,"
-	  "instcombine<no-verify-fixpoint>,load-store-vectorizer,instcombine<no-verify-fixpoint>)",
-	  "the end of cicc's optimizer: lower aggregate copies, align local arrays, propagate alignment, "
+	  "lower-aggr-copies,function(sroa),set-local-array-alignment,set-extern-shared-alignment,function(alignment-from-assumptions,infer-alignment,"
+	  "instcombine<no-verify-fixpoint>,load-store-vectorizer,instcombine<no-verify-fixpoint>,"
+	  "infer-address-spaces,infer-alignment,load-store-vectorizer)",
+	  "the end of cicc's optimizer: lower aggregate copies, align local arrays and dynamic shared memory, propagate alignment, "
 	  "vectorize loads and stores" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
@@ -73,6 +74,7 @@ static const struct {
 	unsigned (*run)(LLVMModuleRef m);
 } own[] = {
 	{ "set-local-array-alignment", nv_memory_align_local_arrays },
+	{ "set-extern-shared-alignment", nv_memory_align_extern_shared },
 	{ "lower-aggr-copies", nv_memory_lower_aggr_copies },
 	{ "unskip-stores", unskip_stores },
 };

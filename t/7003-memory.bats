@@ -337,3 +337,44 @@ theirs() {
 		[ "$with" -le "$cicc" ] || fail "sobol_init: $with registers, cicc $cicc"
 	fi
 }
+
+@test "set-extern-shared-alignment raises dynamic shared arrays to 16, and nothing else" {
+	cat >"$BATS_TEST_TMPDIR/ext.ll" <<-'LL'
+	@dyn = external addrspace(3) global [0 x float], align 4
+	@dynb = external addrspace(3) global [0 x i8], align 1
+	@wide = external addrspace(3) global [0 x <4 x float>], align 32
+	@fixed = addrspace(3) global [64 x float] undef, align 4
+	@other = external addrspace(3) global i32, align 4
+	@glob = external addrspace(1) global [0 x float], align 4
+	LL
+	run --separate-stderr nv-opt -pass-remarks=set-extern-shared-alignment \
+		-passes=set-extern-shared-alignment "$BATS_TEST_TMPDIR/ext.ll" -S
+	assert_success
+	assert_output --partial '@dyn = external addrspace(3) global [0 x float], align 16'
+	assert_output --partial '@dynb = external addrspace(3) global [0 x i8], align 16'
+	assert_output --partial '@wide = external addrspace(3) global [0 x <4 x float>], align 32'
+	assert_output --partial '@fixed = addrspace(3) global [64 x float] undef, align 4'
+	assert_output --partial '@other = external addrspace(3) global i32, align 4'
+	assert_output --partial '@glob = external addrspace(1) global [0 x float], align 4'
+	[[ "$stderr" == *"extern shared array 'dyn' aligned to 16 (was 4)"* ]] || fail "$stderr"
+	[ "$(grep -c 'aligned to 16' <<<"$stderr")" -eq 2 ] || fail "$stderr"
+}
+
+@test "rows of dynamic shared memory load with ld.shared.v4 from its .align 16, as cicc's (layernorm_backward's probe)" {
+	ours shared_rows
+	f="$BATS_TEST_TMPDIR/shared_rows.ptx"
+	grep -qE '^\.extern \.shared \.align 16 \.b8 sh_rows\[\];' "$BATS_FILE_TMPDIR/memory.ptx" ||
+		fail "$(grep extern "$BATS_FILE_TMPDIR/memory.ptx")"
+	# every shared load a row: 2 an iteration (x2 at run time) and 2 in the remainder
+	assert_equal "$(count 'ld\.shared\.v4' "$f")" 6
+	assert_equal "$(count 'ld\.shared' "$f")" 6
+	if have_nvcc; then
+		theirs shared_rows
+		n="$BATS_TEST_TMPDIR/shared_rows.nvcc.ptx"
+		assert_equal "$(count 'ld\.shared' "$n")" "$(count 'ld\.shared\.v4' "$n")"
+	fi
+	CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O3 -Xcicc -pass-remarks=set-extern-shared-alignment \
+		"$FIXTURES/memory.cu" -o "$BATS_TEST_TMPDIR/m.ptx" 2>"$BATS_TEST_TMPDIR/remarks"
+	grep -q "extern shared array 'sh_rows' aligned to 16 (was 4)" "$BATS_TEST_TMPDIR/remarks" ||
+		fail "$(cat "$BATS_TEST_TMPDIR/remarks")"
+}
