@@ -195,8 +195,16 @@ print_trip(FILE *fp, struct fa *a)
 		case NV_TRIP_SYMBOLIC:
 			value_text(s, sizeof(s), t.start);
 			value_text(b, sizeof(b), t.bound);
-			fprintf(fp, "Loop %s: backedge-taken count is symbolic: {%s,+,%lld} %s %s%s\n", h, s,
-			        (long long)t.step, pred_name(t.pred), b, t.on_next ? " (tested after the step)" : "");
+			if (t.step_value) {
+				char st[128];
+
+				value_text(st, sizeof(st), t.step_value);
+				fprintf(fp, "Loop %s: backedge-taken count is symbolic: {%s,+,%s} %s %s%s\n", h, s,
+				        st, pred_name(t.pred), b, t.on_next ? " (tested after the step)" : "");
+			} else
+				fprintf(fp, "Loop %s: backedge-taken count is symbolic: {%s,+,%lld} %s %s%s\n", h, s,
+				        (long long)t.step, pred_name(t.pred), b,
+				        t.on_next ? " (tested after the step)" : "");
 			break;
 		}
 		if (t.has_max)

@@ -559,14 +559,15 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 	           (LLVMGetInstructionOpcode(a) == LLVMAdd || LLVMGetInstructionOpcode(a) == LLVMSub)) {
 		LLVMValueRef x = LLVMGetOperand(a, 0), y = LLVMGetOperand(a, 1);
 
-		if (LLVMGetInstructionOpcode(a) == LLVMAdd && LLVMIsAConstantInt(x)) {
+		if (LLVMGetInstructionOpcode(a) == LLVMAdd &&
+		    (LLVMIsAConstantInt(x) || (LLVMIsAPHINode(y) && LLVMGetInstructionParent(y) == g->bb[lp->header]))) {
 			LLVMValueRef z = x;
 
 			x = y;
 			y = z;
 		}
 		if (LLVMIsAPHINode(x) && LLVMGetInstructionParent(x) == g->bb[lp->header] &&
-		    LLVMIsAConstantInt(y)) {
+		    (LLVMIsAConstantInt(y) || invariant(ls, l, y))) {
 			phi = x;
 			next = a;
 		}
@@ -606,15 +607,26 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 			x = y;
 			y = z;
 		}
-		if (x != phi || !LLVMIsAConstantInt(y))
-			return unknown(t, "the IV step is not a constant");
-		t->step = LLVMConstIntGetSExtValue(y) * (sub ? -1 : 1);
+		if (x == phi && !sub && !LLVMIsAConstantInt(y) && invariant(ls, l, y)) {
+			/* counted only where the step cannot wrap the test's
+			 * signedness (int i; i += bs): cicc counts no
+			 * i += blockDim.x, an unsigned add that may wrap */
+			if (is_signed(p) ? !LLVMGetNSW(next)
+			                 : p == LLVMIntEQ || p == LLVMIntNE || !LLVMGetNUW(next))
+				return unknown(t, "the IV steps by a run-time value and may wrap");
+			t->step_value = y;
+		} else if (x != phi || !LLVMIsAConstantInt(y))
+			return unknown(t, "the IV step is neither a constant nor loop-invariant");
+		else
+			t->step = LLVMConstIntGetSExtValue(y) * (sub ? -1 : 1);
 	}
 	t->on_next = a == next;
 	t->bound = b;
 	t->pred = p;
 	if (!invariant(ls, l, t->start))
 		return unknown(t, "the IV's start varies in the loop");
+	if (t->step_value)
+		return t->kind = NV_TRIP_SYMBOLIC; /* no count to solve for, no bound on it */
 	if (LLVMIsAConstantInt(t->start) && LLVMIsAConstantInt(b)) {
 		uint64_t s0 = nv_int_mask(LLVMConstIntGetZExtValue(t->start) +
 		                           (t->on_next ? (uint64_t)t->step : 0), t->width);

@@ -11,7 +11,10 @@
  * or its next value phi + C / phi - C) against a loop-invariant bound, with
  * any of <, <=, >, >=, == and !=, signed or unsigned, counting up or down.
  * Integers up to 64 bits.  The count is exact, computed in the IV's width;
- * where the IV would wrap before the exit test fails it is unknown.
+ * where the IV would wrap before the exit test fails it is unknown.  A
+ * step that is loop-invariant but not a constant (i += blockDim.x, phi + S)
+ * gives a symbolic count with step_value set and step 0: LLVM's SCEV can
+ * still count it (by a division), cicc unrolls such loops at run time.
  */
 #include <stdint.h>
 
@@ -31,7 +34,8 @@ struct nv_trip {
 	LLVMValueRef iv;      /* the header phi */
 	LLVMValueRef start;   /* its value on entry */
 	LLVMValueRef bound;   /* what it is compared with */
-	int64_t step;
+	int64_t step;         /* 0 where step_value is set */
+	LLVMValueRef step_value; /* a loop-invariant step that is not a constant */
 	LLVMIntPredicate pred; /* the loop continues while (iv or iv+step) pred bound */
 	int on_next;          /* the test sees iv + step */
 	unsigned width;

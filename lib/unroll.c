@@ -114,8 +114,8 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->upper_bound = cfg->upperbound > 0 && up->max_upper_bound > 0;
 	up->profile = cfg->profile != 0;
 	up->runtime_convergent = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_CONVERGENT);
-	up->epilog = nv_knob_int(NV_KNOB_WATERFALL_UNROLLING_FORCE_EPILOGUE) ||
-	             nv_knob_int(NV_KNOB_UNROLL_RUNTIME_EPILOG);
+	up->waterfall = (int)nv_knob_int(NV_KNOB_WATERFALL_UNROLLING_FORCE_EPILOGUE);
+	up->epilog = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_EPILOG);
 	up->seal_rolled = cfg->name == 'D' && nv_knob_int(NV_KNOB_UNROLL_SEAL_ROLLED);
 }
 
@@ -640,7 +640,7 @@ compare_peel(const struct nv_loops *ls, unsigned l, const struct facts *f)
 	unsigned best = 0, w = t->width;
 	uint64_t horizon = f->tc ? f->tc : 64;
 
-	if (t->kind == NV_TRIP_UNKNOWN || !t->iv || !LLVMIsAConstantInt(t->start) || w > 64)
+	if (t->kind == NV_TRIP_UNKNOWN || !t->iv || t->step_value || !LLVMIsAConstantInt(t->start) || w > 64)
 		return 0;
 	start = LLVMConstIntGetZExtValue(t->start);
 	exiting = LLVMGetBasicBlockTerminator(ls->cfg->bb[t->exiting]);
@@ -694,6 +694,27 @@ compare_peel(const struct nv_loops *ls, unsigned l, const struct facts *f)
 }
 
 /* --- the cascade --- */
+
+/* Whether a runtime remainder goes after the unrolled loop.  cicc 13
+ * (measured) puts it there where the counter starts at a constant, and
+ * before the loop where it starts at a run-time value (i = threadIdx.x):
+ * a prolog leaves the unrolled loop its own exit test, where an epilog
+ * needs a second counter (a grid-stride loop: 22 registers as cicc's,
+ * 30 with an epilog).  A loop with calls always gets an epilog, and so
+ * does one under a bare #pragma unroll: its unrolled loop's count, bounded
+ * by the epilog's counter, lets the late unroll finish it once an outer
+ * unroll makes its bound constant (attention_row's tile copies; with a
+ * prolog they stay loops, and ptxas spills 7 KB where cicc's PTX, which
+ * unrolls its prolog fully, spills nothing). */
+static int
+wants_epilog(const struct nv_unroll_params *up, const struct facts *f)
+{
+	int run_time_start = f->trip.kind != NV_TRIP_UNKNOWN && f->trip.start &&
+	                     !LLVMIsAConstant(f->trip.start);
+
+	return f->calls || up->epilog || f->pragma_full || f->pragma_enable ||
+	       (up->waterfall && !run_time_start);
+}
 
 static void
 decide_none(struct nv_unroll_decision *d, unsigned level, const char *fmt, ...)
@@ -784,7 +805,7 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 	}
 	decide(d, f->multiple % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 2, c,
 	       "#pragma unroll %lld", (long long)f->pragma_count);
-	d->epilog = up->epilog || f->calls;
+	d->epilog = wants_epilog(up, f);
 	d->nounroll = NV_NOUNROLL_NOW;
 	return 1;
 }
@@ -862,7 +883,8 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
  * that steps by more than one from a start known only at run time (the
  * count (bound - start) / step + 1 may overflow), so it leaves such a loop
  * rolled where the count is needed: llm.c's for (t2 = threadIdx.x; t2 <= t;
- * t2 += 256).  A start of 0 or a unit step it counts. */
+ * t2 += 256).  A start of 0 or a unit step it counts; a step known only at
+ * run time (i += blockDim.x) it counts under a strict test only. */
 static int
 uncounted_by_cicc(const struct facts *f)
 {
@@ -870,7 +892,8 @@ uncounted_by_cicc(const struct facts *f)
 
 	return !f->tc && f->trip.kind == NV_TRIP_SYMBOLIC &&
 	       (p == LLVMIntSLE || p == LLVMIntULE || p == LLVMIntSGE || p == LLVMIntUGE) &&
-	       (f->trip.step > 1 || f->trip.step < -1) && f->trip.start && !LLVMIsAConstantInt(f->trip.start);
+	       (f->trip.step > 1 || f->trip.step < -1 || f->trip.step_value) && f->trip.start &&
+	       !LLVMIsAConstantInt(f->trip.start);
 }
 
 /* Level 4: peeling. */
@@ -985,7 +1008,7 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		decide(d, f->tc % c ? NV_UNROLL_RUNTIME : NV_UNROLL_PARTIAL, 5, c,
 		       "trip count %llu: largest power-of-two factor within the partial threshold %u",
 		       (unsigned long long)f->tc, budget);
-	d->epilog = up->epilog || f->calls;
+	d->epilog = wants_epilog(up, f);
 	d->nounroll = pragma ? NV_NOUNROLL_NOW : d->how == NV_UNROLL_RUNTIME ? NV_NOUNROLL_LATE
 	                                                                  : NV_NOUNROLL_NONE;
 	return 1;
@@ -1027,8 +1050,12 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		return 0;
 	}
 	if (uncounted_by_cicc(f)) {
-		NOTE(f, "level 6: loop %s: an inclusive exit test stepping by %lld from a run-time start",
-		     f->label, (long long)f->trip.step);
+		if (f->trip.step_value)
+			NOTE(f, "level 6: loop %s: an inclusive exit test stepping by a run-time value from a run-time start",
+			     f->label);
+		else
+			NOTE(f, "level 6: loop %s: an inclusive exit test stepping by %lld from a run-time start",
+			     f->label, (long long)f->trip.step);
 		return 0;
 	}
 	if (est && est < up->flat_trip) {
@@ -1065,8 +1092,8 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 	}
 	decide(d, NV_UNROLL_RUNTIME, 6, c, "%s trip count, body size %u%s",
 	       f->tc ? "odd constant" : "unknown", f->body,
-	       f->calls && !up->epilog ? " (calls in the loop force an epilog remainder)" : "");
-	d->epilog = up->epilog || f->calls;
+	       f->calls && !up->epilog && !up->waterfall ? " (calls in the loop force an epilog remainder)" : "");
+	d->epilog = wants_epilog(up, f);
 	d->nounroll = NV_NOUNROLL_LATE;
 	return 1;
 }
@@ -1091,7 +1118,7 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 	    !uncounted_by_cicc(f)) {
 		decide(d, NV_UNROLL_RUNTIME, 7, 2, "small function (size %u < %u)", fnsize,
 		       up->small_function);
-		d->epilog = up->epilog || f->calls;
+		d->epilog = wants_epilog(up, f);
 		d->nounroll = NV_NOUNROLL_LATE;
 		return 1;
 	}

@@ -56,7 +56,7 @@ struct nv_unroll_params {
 	int array_indexed;          /* the multiplier counts an array the loop indexes at run time */
 	unsigned small_function;    /* function size under which the override applies */
 	int allow_partial, allow_remainder, runtime, upper_bound, profile;
-	int runtime_convergent, epilog;
+	int runtime_convergent, epilog, waterfall;
 	int seal_rolled;            /* mark a rolled loop of known trip count nounroll */
 };
 

@@ -387,9 +387,10 @@ decide(struct state *st, unsigned fi, const struct nv_loops *ls, unsigned l,
 		       "Auto-vectorization of loops with uncountable early exit is not enabled");
 		return;
 	}
-	if (nv_trip_count(ls, l, &trip) == NV_TRIP_UNKNOWN && lp->nexiting == 1) {
+	if ((nv_trip_count(ls, l, &trip) == NV_TRIP_UNKNOWN || trip.step_value) && lp->nexiting == 1) {
 		missed(at, "CantComputeNumberOfIterations", where,
-		       "could not determine number of loop iterations (%s)", trip.why ? trip.why : "?");
+		       "could not determine number of loop iterations (%s)",
+		       trip.step_value ? "the IV steps by a run-time value" : trip.why ? trip.why : "?");
 		return;
 	}
 	scan(st->m, ls, l, &f);

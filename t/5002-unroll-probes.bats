@@ -320,3 +320,82 @@ regs() {
 		done
 	fi
 }
+
+@test "a block-stride loop (i += block_size) is unrolled x4 at run time, as cicc; i += blockDim.x, which may wrap, stays rolled" {
+	# llm.c's softmax kernels: int block_size = blockDim.x; for (i = tid; i < C;
+	# i += block_size).  cicc counts the loop with a division and unrolls it
+	cat >"$BATS_TEST_TMPDIR/bstride.cu" <<-'CU'
+	__global__ void bstride(float *out, const float *in, int n) {
+	  int bs = blockDim.x;
+	  float s = 0.f;
+	  for (int i = threadIdx.x; i < n; i += bs) s += in[i];
+	  out[threadIdx.x] = s;
+	}
+	CU
+	cat >"$BATS_TEST_TMPDIR/bwrap.cu" <<-'CU'
+	__global__ void bwrap(float *out, const float *in, int n) {
+	  float s = 0.f;
+	  for (int i = threadIdx.x; i < n; i += blockDim.x) s += in[i];
+	  out[threadIdx.x] = s;
+	}
+	CU
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+		-Xcicc -pass-remarks-analysis=nv-unroll "$BATS_TEST_TMPDIR/bstride.cu" -o "$BATS_TEST_TMPDIR/bstride.lite.ptx"
+	assert_success
+	# from threadIdx.x: the remainder first (a prolog), as cicc places it
+	[[ "$stderr" == *"unrolled with a prolog remainder by a factor of 4 (level 6: unknown trip count"* ]] || fail "$stderr"
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
+		"$BATS_TEST_TMPDIR/bwrap.cu" -o "$BATS_TEST_TMPDIR/bwrap.lite.ptx"
+	assert_success
+	[[ "$stderr" == *"level 6: loop "*": no trip count expression for a remainder loop (the IV steps by a run-time value and may wrap)"* ]] ||
+		fail "$stderr"
+	ptx bstride
+	ptx bwrap
+	# x4 and a remainder of one, the remainder first
+	assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/bstride.lite.ptx")" 5
+	order() { grep -E '^\$L|ld\.global' "$1" | awk '/ld\.global/ { n++ } /^\$L/ { if (n) printf "%d ", n; n = 0 } END { print "" }'; }
+	assert_equal "$(order "$BATS_TEST_TMPDIR/bstride.lite.ptx")" "1 4 "
+	assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/bwrap.lite.ptx")" 1
+	if have_nvcc; then
+		assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/bstride.nvcc.ptx")" 5
+		assert_equal "$(order "$BATS_TEST_TMPDIR/bstride.nvcc.ptx")" "1 4 "
+		assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/bwrap.nvcc.ptx")" 1
+	fi
+}
+
+@test "meaning: block-stride loops unrolled at run time with a prolog print the same as rolled" {
+	cat >"$BATS_TEST_TMPDIR/s.c" <<-'EOF'
+	#include <stdio.h>
+	__attribute__((noinline)) unsigned sum(const unsigned *a, int n, int tid, int bs) {
+		unsigned s = 0;
+		for (int i = tid; i < n; i += bs) s = s * 3 + a[i];
+		return s;
+	}
+	__attribute__((noinline)) void scale(unsigned *a, int n, int tid, int bs, unsigned k) {
+		for (int i = tid; i < n; i += bs) a[i] = a[i] * k + (unsigned)i;
+	}
+	int main(void) {
+		static unsigned a[1000];
+		unsigned h = 0;
+		for (int i = 0; i < 1000; i++) a[i] = 2654435761u * (unsigned)(i + 1);
+		for (int n = 0; n < 1000; n += 37)
+			for (int tid = 0; tid < 40; tid += 3)
+				for (int bs = 1; bs < 300; bs += 13) {
+					scale(a, n, tid, bs, 5u);
+					h = h * 31 + sum(a, n, tid, bs);
+				}
+		printf("%u\n", h);
+		return 0;
+	}
+	EOF
+	clang-22 -O2 -Xclang -disable-llvm-passes -emit-llvm -c "$BATS_TEST_TMPDIR/s.c" -o "$BATS_TEST_TMPDIR/s0.bc"
+	nv-opt -O3 -no-unroll -no-vectorize "$BATS_TEST_TMPDIR/s0.bc" -o "$BATS_TEST_TMPDIR/s1.bc"
+	want=$(lli "$BATS_TEST_TMPDIR/s1.bc")
+	nv-unroll -pass-remarks=nv-unroll "$BATS_TEST_TMPDIR/s1.bc" 2>"$BATS_TEST_TMPDIR/remarks" |
+		nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll-t3 \
+		-o "$BATS_TEST_TMPDIR/s2.bc"
+	[ "$(grep -c 'unrolled with a prolog remainder by a factor of 4' "$BATS_TEST_TMPDIR/remarks")" -eq 2 ] ||
+		fail "$(cat "$BATS_TEST_TMPDIR/remarks")"
+	run lli "$BATS_TEST_TMPDIR/s2.bc"
+	assert_output "$want"
+}

@@ -146,6 +146,21 @@ setup_file() {
 	assert_output --partial "Loop %inner: backedge-taken count is {7,+,1}<nuw><%outer>"
 }
 
+@test "trip counts: a loop stepping by a loop-invariant value (i += blockDim.x) is counted symbolically, as LLVM counts it" {
+	run --separate-stderr nv-opt -print=tripcount -disable-output "$FIXTURES/tripcount-stride.ll"
+	assert_success
+	btc() { sed -n "/function '$1'/,/Trip multiple/p" <<<"$stderr" | sed -n 's/^Loop %loop: backedge-taken count is //p'; }
+	assert_equal "$(btc stride)" "symbolic: {%tid,+,%step} slt %n (tested after the step)"
+	assert_equal "$(btc stride_le)" "symbolic: {%tid,+,%step} sle %n (tested after the step)"
+	# neither a step that changes in the loop nor one that may wrap (i += blockDim.x)
+	[[ "$stderr" == *"function 'varying':"*"Unpredictable backedge-taken count"* ]] || fail "$stderr"
+	[[ "$stderr" == *"function 'wraps':"*"Unpredictable backedge-taken count (the IV steps by a run-time value and may wrap)"* ]] ||
+		fail "$stderr"
+	run opt -passes='print<scalar-evolution>' -disable-output "$FIXTURES/tripcount-stride.ll"
+	[ "$(grep -c 'Loop %loop: backedge-taken count is (.*/u %step' <<<"$output")" -eq 2 ] || fail "$output"
+	[ "$(grep -c 'Loop %loop: Unpredictable backedge-taken count' <<<"$output")" -eq 2 ] || fail "$output"
+}
+
 @test "-print rejects an unknown analysis" {
 	run --separate-stderr nv-opt -print=nonsense </dev/null
 	assert_equal "$status" 2
