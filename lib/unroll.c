@@ -133,6 +133,7 @@ struct facts {
 	int const_array;     /* some local array accessed only at constant indices */
 	int64_t pragma_count;
 	int pragma_full, pragma_enable, disabled, runtime_disabled;
+	int ordered;         /* atomics, fences or volatile accesses */
 	int replicated;      /* unrolled by a factor before, or vectorized */
 	const char *label;   /* the header's name, for messages */
 	LLVMValueRef at;     /* where remarks point, without a source location */
@@ -314,12 +315,20 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 
 			if (op == LLVMCall) {
 				LLVMValueRef callee = LLVMGetCalledValue(in);
+				size_t len = 0;
+				const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
 
 				f->convergent |= callee_is(in, "convergent");
 				if (!(callee && LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
 					f->calls = 1;
+				else if (!strncmp(name, "llvm.nvvm.membar", 16) || !strncmp(name, "llvm.nvvm.fence", 15))
+					f->ordered = 1;
+			} else if (op == LLVMFence || op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg) {
+				f->ordered = 1;
 			} else if (op == LLVMLoad || op == LLVMStore) {
 				int indexed;
+
+				f->ordered |= LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic;
 
 				/* an array this loop reads only at constant indices
 				 * is promoted (or not) whatever becomes of the loop:
@@ -884,12 +893,17 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
  * count (bound - start) / step + 1 may overflow), so it leaves such a loop
  * rolled where the count is needed: llm.c's for (t2 = threadIdx.x; t2 <= t;
  * t2 += 256).  A start of 0 or a unit step it counts; a step known only at
- * run time (i += blockDim.x) it counts under a strict test only. */
+ * run time (i += stride) it counts under a strict test only, and only in a
+ * loop without atomics, fences or volatile accesses (measured: a
+ * grid-stride histogram's atomicAdd loop stays rolled, the same loop
+ * storing plainly is unrolled x4). */
 static int
 uncounted_by_cicc(const struct facts *f)
 {
 	LLVMIntPredicate p = f->trip.pred;
 
+	if (!f->tc && f->trip.kind == NV_TRIP_SYMBOLIC && f->trip.step_value && f->ordered)
+		return 1;
 	return !f->tc && f->trip.kind == NV_TRIP_SYMBOLIC &&
 	       (p == LLVMIntSLE || p == LLVMIntULE || p == LLVMIntSGE || p == LLVMIntUGE) &&
 	       (f->trip.step > 1 || f->trip.step < -1 || f->trip.step_value) && f->trip.start &&
@@ -1050,7 +1064,10 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		return 0;
 	}
 	if (uncounted_by_cicc(f)) {
-		if (f->trip.step_value)
+		if (f->trip.step_value && f->ordered)
+			NOTE(f, "level 6: loop %s: a step known only at run time, and atomics, fences or volatile accesses in the loop",
+			     f->label);
+		else if (f->trip.step_value)
 			NOTE(f, "level 6: loop %s: an inclusive exit test stepping by a run-time value from a run-time start",
 			     f->label);
 		else

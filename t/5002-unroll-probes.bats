@@ -363,6 +363,45 @@ regs() {
 	fi
 }
 
+@test "a grid-stride loop with atomics, a fence or a volatile access stays rolled, as cicc leaves it; storing plainly it is unrolled" {
+	# bench's histogram_shared: cicc counts no run-time step in a loop with
+	# ordered memory operations (measured on each kind)
+	cat >"$BATS_TEST_TMPDIR/gs.cu" <<-'CU'
+	__global__ void gs_atomic(const unsigned *w, unsigned *out, int n) {
+	  int stride = gridDim.x * blockDim.x;
+	  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) atomicAdd(&out[w[i] & 255], 1u);
+	}
+	__global__ void gs_fence(const unsigned *w, unsigned *out, int n) {
+	  int stride = gridDim.x * blockDim.x;
+	  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) { out[i] = w[i]; __threadfence(); }
+	}
+	__global__ void gs_volatile(const unsigned *w, volatile unsigned *out, int n) {
+	  int stride = gridDim.x * blockDim.x;
+	  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = w[i];
+	}
+	__global__ void gs_plain(const unsigned *w, unsigned *out, int n) {
+	  int stride = gridDim.x * blockDim.x;
+	  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = w[i] * 3;
+	}
+	CU
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
+		"$BATS_TEST_TMPDIR/gs.cu" -o "$BATS_TEST_TMPDIR/gs.lite.ptx"
+	assert_success
+	[ "$(grep -c 'a step known only at run time, and atomics, fences or volatile accesses in the loop' <<<"$stderr")" -eq 3 ] ||
+		fail "$stderr"
+	ptx gs
+	loads() { awk -v k="_Z$2" '/^\.visible \.entry/ { p = index($3, k) == 1 } p' "$1" | grep -c 'ld\.global' || true; }
+	for k in 9gs_atomic 8gs_fence 11gs_volatile; do
+		assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" $k)" 1
+	done
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" 8gs_plain)" 5
+	if have_nvcc; then
+		for k in 9gs_atomic 8gs_fence 11gs_volatile 8gs_plain; do
+			assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" $k)" "$(loads "$BATS_TEST_TMPDIR/gs.nvcc.ptx" $k)"
+		done
+	fi
+}
+
 @test "meaning: block-stride loops unrolled at run time with a prolog print the same as rolled" {
 	cat >"$BATS_TEST_TMPDIR/s.c" <<-'EOF'
 	#include <stdio.h>
