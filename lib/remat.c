@@ -57,6 +57,32 @@ value_name(LLVMValueRef v)
 	return len ? s : "";
 }
 
+/* How a remark of kind names v: its name, else the instruction as LLVM
+ * prints it (its slot and what it computes), cut short; printed only when
+ * such a remark goes somewhere, as printing numbers the whole function. */
+static const char *
+remark_name(enum nv_remark_kind kind, LLVMValueRef v)
+{
+	static char buf[80];
+	const char *s = value_name(v);
+	char *t;
+	size_t n;
+
+	if (*s || !nv_remark_enabled(kind, PASS) || !LLVMIsAInstruction(v))
+		return s;
+	t = LLVMPrintValueToString(v);
+	s = t + strspn(t, " ");
+	n = strcspn(s, "!"); /* no metadata */
+	while (n && s[n - 1] == ' ')
+		n--;
+	if (n > 72)
+		snprintf(buf, sizeof(buf), "%.69s...", s);
+	else
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
+	LLVMDisposeMessage(t);
+	return buf;
+}
+
 static int
 is_sreg_read(LLVMValueRef v)
 {
@@ -852,19 +878,19 @@ main_loop(struct fn *s)
 			if (nb > (unsigned)o->use_limit && factor >= (unsigned)o->loop_trip) {
 				nv_remark(NV_REMARK_MISSED, PASS, "UseLimit", v,
 				          "'%s' stays live: used in %u blocks (remat-use-limit=%lld) inside loops",
-				          value_name(v), nb, o->use_limit);
+				          remark_name(NV_REMARK_MISSED, v), nb, o->use_limit);
 				continue;
 			}
 			if (LLVMIsAGetElementPtrInst(v) && cost > (unsigned long long)o->gep_cost && !hard) {
 				nv_remark(NV_REMARK_MISSED, PASS, "GEPCost", v,
 				          "'%s' stays live: recomputing the address costs %llu (remat-gep-cost=%lld)",
-				          value_name(v), cost, o->gep_cost);
+				          remark_name(NV_REMARK_MISSED, v), cost, o->gep_cost);
 				continue;
 			}
 			if (cost > (unsigned long long)o->single_cost_limit && !o->ignore_single_cost && !hard) {
 				nv_remark(NV_REMARK_MISSED, PASS, "SingleCost", v,
 				          "'%s' stays live: pulling it in costs %llu (remat-single-cost-limit=%lld)",
-				          value_name(v), cost, o->single_cost_limit);
+				          remark_name(NV_REMARK_MISSED, v), cost, o->single_cost_limit);
 				continue;
 			}
 			cv[nc++] = (struct cand){ v, def, s->lv.units[i], (unsigned)cost, nb, chain, load };
@@ -894,7 +920,7 @@ main_loop(struct fn *s)
 
 			nv_remark(NV_REMARK_PASSED, PASS, cv[k].chain > 1 ? "Rematerialized" : "UseCloned",
 			          cv[k].v, "'%s' recomputed in %u blocks (%s%u instructions%s, cost %u) for %s target %u",
-			          value_name(cv[k].v), cv[k].nblocks, kind, cv[k].chain,
+			          remark_name(NV_REMARK_PASSED, cv[k].v), cv[k].nblocks, kind, cv[k].chain,
 			          cv[k].load ? ", reloads invariant memory" : "", cv[k].cost, why, target);
 			if (cv[k].load && o->dump_load)
 				fprintf(stderr, "Load remat: %s\n", value_name(cv[k].v));
@@ -1273,7 +1299,8 @@ simplify_live_out(struct fn *s)
 			if (s->o->dump_nlo)
 				fprintf(stderr, "nloNewBit: %s leaves %s as i%u\n", value_name(v), s->label[def] + 1, width);
 			nv_remark(NV_REMARK_PASSED, PASS, "LiveOutNarrowed", v,
-			          "'%s' leaves its block truncated to i%u (nloNewBit)", value_name(v), width);
+			          "'%s' leaves its block truncated to i%u (nloNewBit)", remark_name(NV_REMARK_PASSED, v),
+			          width);
 			s->created++;
 			done++;
 			continue;
@@ -1298,7 +1325,7 @@ simplify_live_out(struct fn *s)
 				fprintf(stderr, "nloNewAdd: %s recomputed after %s\n", value_name(v), s->label[def] + 1);
 			nv_remark(NV_REMARK_PASSED, PASS, "LiveOutRecomputed", v,
 			          "'%s' (a constant offset from a value live anyway) recomputed where it is used (nloNewAdd)",
-			          value_name(v));
+			          remark_name(NV_REMARK_PASSED, v));
 			rewrite_uses(s, v, def, "nloNewAdd");
 			s->ncl = 0;
 			erase_dead(v);

@@ -53,6 +53,17 @@ body() {
 	grep -q '^  %x = load' "$BATS_TEST_TMPDIR/f.ll"
 }
 
+@test "a remark names an unnamed value by the instruction it is, not by ''" {
+	# the front end's bitcode has no value names: '' told a user nothing
+	opt -passes=strip-nondebug "$F" -o "$BATS_TEST_TMPDIR/anon.bc"
+	run --separate-stderr nv-remat -remat-maxreg-ceiling=2 -remat-iv=0 -simplify-live-out=0 \
+		-pass-remarks=nv-remat "$BATS_TEST_TMPDIR/anon.bc" -o /dev/null
+	assert_success
+	[[ "$stderr" == *"in function 'live_through': '%7 = add i32 %6, 7' recomputed in 1 blocks (remat_2 instructions, cost 40)"* ]] ||
+		fail "$stderr"
+	[[ "$stderr" != *"''"* ]] || fail "$stderr"
+}
+
 @test "uclone_ copies one instruction whose operands are live where it is used" {
 	remat -remat-maxreg-ceiling=2 -simplify-live-out=0
 	body live_out | grep -q '%uclone_w = mul i64 %a, 12345'
