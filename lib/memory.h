@@ -2,8 +2,9 @@
 #define NV_MEMORY_H
 /*
  * memory: cicc's memory passes that LLVM lacks, run by name from pipeline
- * text (stdpipe): set-local-array-alignment, lower-aggr-copies; and one
- * nv-llc runs at its cut: generic shared addresses from one conversion.
+ * text (stdpipe): set-local-array-alignment, set-extern-shared-alignment,
+ * lower-aggr-copies; and one nv-llc runs at its cut: generic shared
+ * addresses from one conversion.
  */
 #include <llvm-c/Types.h>
 

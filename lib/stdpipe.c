@@ -40,11 +40,12 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg,tailcallelim)",
 	  "post-unroll at tier 3 (-O3): with TailCallElim, one of the seed's tier-3 extras" },
 	{ "late-memory",
-	  "lower-aggr-copies,function(sroa),set-local-array-alignment,set-extern-shared-alignment,function(alignment-from-assumptions,infer-alignment,"
-	  "instcombine<no-verify-fixpoint>,load-store-vectorizer,instcombine<no-verify-fixpoint>,"
+	  "lower-aggr-copies,function(sroa),set-local-array-alignment,set-extern-shared-alignment,"
+	  "function(alignment-from-assumptions,infer-alignment,instcombine<no-verify-fixpoint>,"
+	  "load-store-vectorizer,instcombine<no-verify-fixpoint>,"
 	  "infer-address-spaces,infer-alignment,load-store-vectorizer)",
-	  "the end of cicc's optimizer: lower aggregate copies, align local arrays and dynamic shared memory, propagate alignment, "
-	  "vectorize loads and stores" },
+	  "the end of cicc's optimizer: lower aggregate copies, align local arrays and dynamic shared memory, "
+	  "propagate alignment, vectorize loads and stores (again once address spaces are known)" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",
