@@ -706,23 +706,24 @@ compare_peel(const struct nv_loops *ls, unsigned l, const struct facts *f)
 
 /* Whether a runtime remainder goes after the unrolled loop.  cicc 13
  * (measured) puts it there where the counter starts at a constant, and
- * before the loop where it starts at a run-time value (i = threadIdx.x):
- * a prolog leaves the unrolled loop its own exit test, where an epilog
- * needs a second counter (a grid-stride loop: 22 registers as cicc's,
- * 30 with an epilog).  A loop with calls always gets an epilog, and so
- * does one under a bare #pragma unroll: its unrolled loop's count, bounded
- * by the epilog's counter, lets the late unroll finish it once an outer
- * unroll makes its bound constant (attention_row's tile copies; with a
- * prolog they stay loops, and ptxas spills 7 KB where cicc's PTX, which
- * unrolls its prolog fully, spills nothing). */
+ * before the loop where it starts at a run-time value (i = threadIdx.x),
+ * calls in the loop or not: a prolog leaves the unrolled loop its own exit
+ * test, where an epilog needs a second counter (a grid-stride loop: 22
+ * registers as cicc's, 30 with an epilog).  A loop under a bare #pragma
+ * unroll keeps an epilog: its unrolled loop's count, bounded by the
+ * epilog's counter, lets the late unroll finish it once an outer unroll
+ * makes its bound constant (attention_row's tile copies; with a prolog
+ * they stay loops, and ptxas spills 7 KB where cicc's PTX, which unrolls
+ * its prolog fully, spills nothing). */
 static int
 wants_epilog(const struct nv_unroll_params *up, const struct facts *f)
 {
 	int run_time_start = f->trip.kind != NV_TRIP_UNKNOWN && f->trip.start &&
 	                     !LLVMIsAConstant(f->trip.start);
 
-	return f->calls || up->epilog || f->pragma_full || f->pragma_enable ||
-	       (up->waterfall && !run_time_start);
+	if (!up->waterfall)
+		return up->epilog || f->calls;
+	return up->epilog || f->pragma_full || f->pragma_enable || !run_time_start;
 }
 
 static void

@@ -383,6 +383,11 @@ regs() {
 	  int stride = gridDim.x * blockDim.x;
 	  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = w[i] * 3;
 	}
+	__device__ __noinline__ unsigned f(unsigned x) { return x * 7 + 1; }
+	__global__ void gs_call(const unsigned *w, unsigned *out, int n) {
+	  int stride = gridDim.x * blockDim.x;
+	  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = f(w[i]);
+	}
 	CU
 	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
 		"$BATS_TEST_TMPDIR/gs.cu" -o "$BATS_TEST_TMPDIR/gs.lite.ptx"
@@ -395,8 +400,14 @@ regs() {
 		assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" $k)" 1
 	done
 	assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" 8gs_plain)" 5
+	# a call does not make the remainder an epilog: from a run-time start it goes first
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" 7gs_call)" 5
+	[[ "$stderr" == *"loop %"*" in _Z7gs_callPKjPji: level 6 decides unroll by 4"* ]] || fail "$stderr"
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll "$BATS_TEST_TMPDIR/gs.cu" \
+		-o /dev/null
+	[[ "$stderr" == *"in _Z7gs_callPKjPji unrolled with a prolog remainder by a factor of 4"* ]] || fail "$stderr"
 	if have_nvcc; then
-		for k in 9gs_atomic 8gs_fence 11gs_volatile 8gs_plain; do
+		for k in 9gs_atomic 8gs_fence 11gs_volatile 8gs_plain 7gs_call; do
 			assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" $k)" "$(loads "$BATS_TEST_TMPDIR/gs.nvcc.ptx" $k)"
 		done
 	fi
