@@ -1,6 +1,7 @@
 #include "cfgedit.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <llvm-c/Core.h>
 
@@ -170,6 +171,31 @@ out:
 	free(stack);
 	free(live);
 	return dead;
+}
+
+int
+nv_cfg_sreg_read(LLVMValueRef i)
+{
+	LLVMValueRef callee;
+	size_t len;
+
+	if (!LLVMIsACallInst(i) || !(callee = LLVMGetCalledValue(i)) || !LLVMIsAFunction(callee))
+		return 0;
+	return !strncmp(LLVMGetValueName2(callee, &len), "llvm.nvvm.read.ptx.sreg.", 24);
+}
+
+void
+nv_cfg_move_before(LLVMValueRef i, LLVMValueRef before)
+{
+	size_t len;
+	char *name = xstrdup(LLVMGetValueName2(i, &len));
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(i)));
+
+	LLVMInstructionRemoveFromParent(i);
+	LLVMPositionBuilderBefore(b, before);
+	LLVMInsertIntoBuilderWithName(b, i, name);
+	LLVMDisposeBuilder(b);
+	free(name);
 }
 
 int

@@ -19,6 +19,12 @@ unsigned nv_cfg_delete_unreachable(LLVMValueRef fn,
 /* Does i compute a value from its operands and do nothing else: no memory,
  * no call, nothing that can trap (no division)?  Phis included. */
 int nv_cfg_pure(LLVMValueRef i);
+/* Is i a read of a PTX special register (llvm.nvvm.read.ptx.sreg.*):
+ * a value that is the same wherever the thread reads it, writing nothing? */
+int nv_cfg_sreg_read(LLVMValueRef i);
+/* Move instruction i, keeping its name, to just before `before` (in the
+ * same function; the caller keeps operands dominating). */
+void nv_cfg_move_before(LLVMValueRef i, LLVMValueRef before);
 /* Erase instructions without uses or side effects until none is left; count. */
 unsigned nv_cfg_erase_dead(LLVMValueRef fn);
 /* Fold (nv_fold) every instruction of fn that folds, until none does; count. */

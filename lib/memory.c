@@ -110,8 +110,7 @@ nv_memory_align_extern_shared(LLVMModuleRef m)
 		LLVMTypeRef ty = LLVMGlobalGetValueType(g);
 		unsigned was = LLVMGetAlignment(g);
 
-		if (!LLVMIsDeclaration(g) || LLVMGetTypeKind(LLVMTypeOf(g)) != LLVMPointerTypeKind ||
-		    LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != ADDRSPACE_SHARED ||
+		if (!LLVMIsDeclaration(g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != ADDRSPACE_SHARED ||
 		    LLVMGetTypeKind(ty) != LLVMArrayTypeKind || LLVMGetArrayLength2(ty) != 0 ||
 		    was >= EXTERN_SHARED_ALIGN)
 			continue;
@@ -882,11 +881,7 @@ earlier_store(LLVMTargetDataRef td, LLVMBasicBlockRef p, LLVMValueRef st)
 			if (b != base || LLVMGetVolatile(i) || !(o + (int64_t)n <= off || off + (int64_t)size <= o))
 				return NULL;
 		} else if (LLVMIsACallInst(i)) {
-			LLVMValueRef callee = LLVMGetCalledValue(i);
-			size_t len;
-
-			if (!callee || !LLVMIsAFunction(callee) ||
-			    strncmp(LLVMGetValueName2(callee, &len), "llvm.nvvm.read.ptx.sreg.", 24))
+			if (!nv_cfg_sreg_read(i))
 				return NULL;
 		} else if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i) || LLVMIsAFenceInst(i) ||
 		           LLVMIsAInvokeInst(i) || LLVMIsACallBrInst(i) ||
@@ -937,16 +932,8 @@ unskip(LLVMTargetDataRef td, LLVMBasicBlockRef s, unsigned limit)
 	if (!old)
 		return 0;
 	for (LLVMValueRef i = LLVMGetFirstInstruction(s), next; i != st; i = next) {
-		size_t len;
-		char *name = xstrdup(LLVMGetValueName2(i, &len));
-
 		next = LLVMGetNextInstruction(i);
-		LLVMInstructionRemoveFromParent(i);
-		b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(i)));
-		LLVMPositionBuilderBefore(b, br);
-		LLVMInsertIntoBuilderWithName(b, i, name);
-		LLVMDisposeBuilder(b);
-		free(name);
+		nv_cfg_move_before(i, br);
 	}
 	b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(st)));
 	LLVMPositionBuilderBefore(b, br);

@@ -9,6 +9,7 @@
 #include <llvm-c/Target.h>
 
 #include "cost.h"
+#include "cfgedit.h"
 #include "diag.h"
 #include "knobs.h"
 #include "liveness.h"
@@ -81,16 +82,6 @@ remark_name(enum nv_remark_kind kind, LLVMValueRef v)
 		snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
 	LLVMDisposeMessage(t);
 	return buf;
-}
-
-static int
-is_sreg_read(LLVMValueRef v)
-{
-	LLVMValueRef callee;
-
-	if (!LLVMIsACallInst(v) || !(callee = LLVMGetCalledValue(v)) || !LLVMIsAFunction(callee))
-		return 0;
-	return !strncmp(value_name(callee), "llvm.nvvm.read.ptx.sreg.", 24);
 }
 
 static int
@@ -219,7 +210,7 @@ static int
 clonable(const struct fn *s, LLVMValueRef v)
 {
 	return LLVMIsAInstruction(v) &&
-	       (is_pure(v) || is_sreg_read(v) || (s->o->load && is_invariant_load(v)));
+	       (is_pure(v) || nv_cfg_sreg_read(v) || (s->o->load && is_invariant_load(v)));
 }
 
 struct chain {
@@ -415,7 +406,7 @@ static int
 erasable(LLVMValueRef v)
 {
 	return LLVMIsAInstruction(v) && !LLVMGetFirstUse(v) &&
-	       (is_pure(v) || is_sreg_read(v) || (LLVMIsALoadInst(v) && !LLVMGetVolatile(v)));
+	       (is_pure(v) || nv_cfg_sreg_read(v) || (LLVMIsALoadInst(v) && !LLVMGetVolatile(v)));
 }
 
 /*
@@ -1419,7 +1410,7 @@ sink_one(struct fn *s, struct order *o, unsigned b, LLVMValueRef v)
 	unsigned longer = 0;
 	int out = 0;
 
-	if (!(is_pure(v) || is_sreg_read(v)))
+	if (!(is_pure(v) || nv_cfg_sreg_read(v)))
 		return 0;
 	for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
 		LLVMValueRef in = LLVMGetUser(u);
@@ -1448,18 +1439,9 @@ sink_one(struct fn *s, struct order *o, unsigned b, LLVMValueRef v)
 		if (++longer > 1 || sink_units(s, x) > sink_units(s, v))
 			return 0;
 	}
-	{
-		LLVMBuilderRef bld = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(v)));
-		char *name = xstrdup(value_name(v));
-
-		LLVMInstructionRemoveFromParent(v);
-		prev = LLVMGetPreviousInstruction(first);
-		lo = prev ? order_of(o, prev) : p - 1;
-		LLVMPositionBuilderBefore(bld, first);
-		LLVMInsertIntoBuilderWithName(bld, v, name);
-		LLVMDisposeBuilder(bld);
-		free(name);
-	}
+	nv_cfg_move_before(v, first);
+	prev = LLVMGetPreviousInstruction(v);
+	lo = prev ? order_of(o, prev) : p - 1;
 	o->pos[nv_ptrmap_get(&o->at, v)] = (lo + p) / 2;
 	if ((lo + p) / 2 <= lo || (lo + p) / 2 >= p)
 		order_number(o, bb);
