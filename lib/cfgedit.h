@@ -29,5 +29,10 @@ void nv_cfg_move_before(LLVMValueRef i, LLVMValueRef before);
 unsigned nv_cfg_erase_dead(LLVMValueRef fn);
 /* Fold (nv_fold) every instruction of fn that folds, until none does; count. */
 unsigned nv_cfg_fold_all(LLVMValueRef fn);
+/* The pass thread-cleanup-dests: every edge into a block of only phis and a
+ * br or switch on a phi of constants (clang's cleanup destinations) goes
+ * straight to the successor its constant picks, where that successor does
+ * not dominate the block.  Returns how many edges. */
+unsigned nv_cfg_thread_cleanup_dests(LLVMModuleRef m);
 
 #endif

@@ -7,6 +7,7 @@
 #include <llvm-c/Error.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "cfgedit.h"
 #include "diag.h"
 #include "knobs.h"
 #include "memory.h"
@@ -18,7 +19,8 @@
  * cleanup that its position calls for.
  */
 const struct nv_stdpipe nv_stdpipes[] = {
-	{ "std1", "function(sroa,early-cse<memssa>,simplifycfg,instcombine<no-verify-fixpoint>)",
+	{ "std1",
+	  "function(sroa,early-cse<memssa>,simplifycfg),thread-cleanup-dests,function(instcombine<no-verify-fixpoint>)",
 	  "cleanup between NVIDIA passes (cicc's standard pipeline #1)" },
 	{ "std5",
 	  "function(sroa,early-cse<memssa>,gvn,sccp,instcombine<no-verify-fixpoint>,simplifycfg,adce)",
@@ -78,6 +80,7 @@ static const struct {
 	{ "set-extern-shared-alignment", nv_memory_align_extern_shared },
 	{ "lower-aggr-copies", nv_memory_lower_aggr_copies },
 	{ "unskip-stores", unskip_stores },
+	{ "thread-cleanup-dests", nv_cfg_thread_cleanup_dests },
 };
 
 /* The own pass element names (its length len), or -1. */

@@ -79,3 +79,58 @@ setup_file() {
 	assert_success
 	[[ "$stderr" == *"nv-opt: remark: marked as tail call candidate (readnone)"* ]]
 }
+
+@test "thread-cleanup-dests sends a cleanup block's exits straight to their cases, the latch keeping its loop metadata" {
+	run --separate-stderr nv-opt -passes=thread-cleanup-dests -pass-remarks=thread-cleanup-dests \
+		"$FIXTURES/cleanup-dests.ll" -S -o "$BATS_TEST_TMPDIR/out.ll"
+	assert_success
+	FileCheck "$FIXTURES/cleanup-dests.ll" <"$BATS_TEST_TMPDIR/out.ll"
+	# @escape's exit and @twoway's two edges; @blocked none
+	[ "$(grep -c "goes straight to" <<<"$stderr")" -eq 3 ] || fail "$stderr"
+	[[ "$stderr" == *"in function 'escape': a branch through the cleanup block '%cleanup' goes straight to '%exit'"* ]] ||
+		fail "$stderr"
+	opt-22 -passes=verify -disable-output "$BATS_TEST_TMPDIR/out.ll"
+}
+
+# closed_loops KERNEL PTX: loops of KERNEL closed by a conditional branch
+# back to their first block with no unconditional branch inside.
+closed_loops() {
+	awk -v k="$1(" '/^\.visible \.entry/ { p = ($3 == k) } p' "$2" | awk '
+		/^\$L__/ { l = $1; sub(/:$/, "", l); seen[l] = 1; uni[l] = 0; next }
+		/bra\.uni/ { for (l in seen) uni[l]++; next }
+		/^[ \t]+@%p[0-9]+ bra/ { t = $3; sub(/;$/, "", t); if ((t in seen) && !uni[t]) n++ }
+		END { print n + 0 }'
+}
+
+@test "a break out of a loop body with locals leaves a loop of one block, as nvcc's, and keeps its #pragma unroll" {
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -O3 "$FIXTURES/cleanup-loop.cu" \
+		-o "$BATS_TEST_TMPDIR/out.ptx" -Xcicc -pass-remarks='thread-cleanup-dests|nv-unroll'
+	assert_success
+	[[ "$stderr" == *"in function 'escape': a branch through the cleanup block"* ]] || fail "$stderr"
+	[[ "$stderr" == *"in function 'escape2'"*"by a factor of 2 (level 2: #pragma unroll 2)"* ]] || fail "$stderr"
+	run closed_loops escape "$BATS_TEST_TMPDIR/out.ptx"
+	assert_output 1
+	if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+		"$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" -ptx -arch=sm_90 -O3 "$FIXTURES/cleanup-loop.cu" \
+			-o "$BATS_TEST_TMPDIR/nvcc.ptx"
+		run closed_loops escape "$BATS_TEST_TMPDIR/nvcc.ptx"
+		assert_output 1
+	fi
+}
+
+@test "threading cleanup blocks keeps a program's meaning (lli, before and after nv-inline and nv-opt -O3)" {
+	clang-22 -O2 -Xclang -disable-llvm-passes -w -emit-llvm -c "$FIXTURES/cleanup-meaning.c" \
+		-o "$BATS_TEST_TMPDIR/in.bc"
+	run --separate-stderr nv-inline -pass-remarks=thread-cleanup-dests "$BATS_TEST_TMPDIR/in.bc" \
+		-o "$BATS_TEST_TMPDIR/inl.bc"
+	assert_success
+	# something happened: the escape loop's break and the search's return
+	[ "$(grep -c "goes straight to" <<<"$stderr")" -ge 2 ] || fail "$stderr"
+	nv-opt -O3 "$BATS_TEST_TMPDIR/inl.bc" -o "$BATS_TEST_TMPDIR/o3.bc"
+	want=$(lli-22 "$BATS_TEST_TMPDIR/in.bc")
+	[ -n "$want" ]
+	run lli-22 "$BATS_TEST_TMPDIR/inl.bc"
+	assert_output "$want"
+	run lli-22 "$BATS_TEST_TMPDIR/o3.bc"
+	assert_output "$want"
+}
