@@ -11,6 +11,7 @@
 #include "cfgedit.h"
 #include "diag.h"
 #include "knobs.h"
+#include "loops.h"
 #include "ptrmap.h"
 #include "target.h"
 #include "typesize.h"
@@ -986,4 +987,155 @@ nv_memory_unskip_stores(LLVMModuleRef m, unsigned limit)
 			total += (unsigned)unskip(td, s, limit);
 		}
 	return total;
+}
+
+/*
+ * base-address-strength-reduce (a piece of cicc's pass of that name).  In
+ * a loop, an address p[x - k] where the pointer p and the offset k are the
+ * same on every trip and p[x] is already computed (a stencil's in[idx - nx]
+ * beside its in[idx]) becomes p[x] plus -k: one add on the loop's path,
+ * with -k computed once before the loop, where LLVM leaves a subtraction, a
+ * shift and an add (it splits p[x + k] so, but not a difference).  The
+ * shorter path matters to ptxas beyond the two instructions: it predicates
+ * a short conditional block instead of branching around it, and then
+ * overlaps the loads of several trips (stencil3d_7pt: 12 loads predicated
+ * with it, none without; nvcc predicates 16).  The address is computed the
+ * same way modulo 2^n, so the rewrite holds however the index wraps; the
+ * new GEPs carry no inbounds.
+ */
+
+struct basr {
+	struct nv_fn_loops *a;
+	LLVMBuilderRef b;
+	/* -k already computed for a loop: (loop, k) -> -k */
+	struct { unsigned loop; LLVMValueRef k, neg; } *negs;
+	unsigned nneg, cap;
+};
+
+/* Is v the same on every trip of loop l? */
+static int
+basr_invariant(const struct basr *s, unsigned l, LLVMValueRef v)
+{
+	if (!LLVMIsAInstruction(v))
+		return 1; /* an argument, a global, a constant */
+	return !nv_loop_contains(&s->a->ls, l, nv_cfg_index(&s->a->g, LLVMGetInstructionParent(v)));
+}
+
+/* Does a dominate b (instructions)? */
+static int
+basr_dominates(const struct basr *s, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMBasicBlockRef ab = LLVMGetInstructionParent(a), bb = LLVMGetInstructionParent(b);
+
+	if (ab != bb)
+		return nv_dom_dominates(&s->a->d, nv_cfg_index(&s->a->g, ab), nv_cfg_index(&s->a->g, bb));
+	for (LLVMValueRef i = a; i; i = LLVMGetNextInstruction(i))
+		if (i == b)
+			return 1;
+	return 0;
+}
+
+/* An existing p[x] (same element type) that dominates gep, or NULL. */
+static LLVMValueRef
+basr_base(const struct basr *s, LLVMValueRef gep, LLVMValueRef p, LLVMValueRef x)
+{
+	LLVMTypeRef et = LLVMGetGEPSourceElementType(gep);
+
+	for (LLVMUseRef u = LLVMGetFirstUse(x); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef g = LLVMGetUser(u);
+
+		if (g != gep && LLVMIsAGetElementPtrInst(g) && LLVMGetNumOperands(g) == 2 &&
+		    LLVMGetOperand(g, 0) == p && LLVMGetOperand(g, 1) == x &&
+		    LLVMGetGEPSourceElementType(g) == et && basr_dominates(s, g, gep))
+			return g;
+	}
+	return NULL;
+}
+
+/* -k for loop l: once, before the loop when it has a preheader. */
+static LLVMValueRef
+basr_neg(struct basr *s, unsigned l, LLVMValueRef k, LLVMValueRef at)
+{
+	unsigned ph = s->a->ls.v[l].preheader;
+
+	for (unsigned i = 0; i < s->nneg; i++)
+		if (s->negs[i].loop == l && s->negs[i].k == k && basr_dominates(s, s->negs[i].neg, at))
+			return s->negs[i].neg;
+	if (ph != NV_NONE)
+		at = LLVMGetBasicBlockTerminator(s->a->g.bb[ph]);
+	LLVMPositionBuilderBefore(s->b, at);
+	if (s->nneg == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->negs = xrealloc(s->negs, s->cap * sizeof(*s->negs));
+	}
+	s->negs[s->nneg].loop = l;
+	s->negs[s->nneg].k = k;
+	s->negs[s->nneg].neg = LLVMBuildNeg(s->b, k, "basr.neg");
+	return s->negs[s->nneg++].neg;
+}
+
+static unsigned
+basr_function(LLVMValueRef fn, LLVMBuilderRef b)
+{
+	struct nv_fn_loops a;
+	struct basr s = { &a, b, NULL, 0, 0 };
+	unsigned n = 0;
+
+	nv_fn_loops_build(&a, fn);
+	for (unsigned bi = 0; bi < a.g.n; bi++) {
+		unsigned l = a.ls.innermost[bi];
+		LLVMValueRef next;
+
+		if (l == NV_NONE)
+			continue;
+		for (LLVMValueRef gep = LLVMGetFirstInstruction(a.g.bb[bi]); gep; gep = next) {
+			LLVMValueRef p, idx, x, k, base, neg, nu;
+
+			next = LLVMGetNextInstruction(gep);
+			if (!LLVMIsAGetElementPtrInst(gep) || LLVMGetNumOperands(gep) != 2)
+				continue;
+			p = LLVMGetOperand(gep, 0);
+			idx = LLVMGetOperand(gep, 1);
+			if (!LLVMIsAInstruction(idx) || LLVMGetInstructionOpcode(idx) != LLVMSub)
+				continue;
+			x = LLVMGetOperand(idx, 0);
+			k = LLVMGetOperand(idx, 1);
+			/* a constant k: LLVM folds it into the address already */
+			if (!basr_invariant(&s, l, p) || !basr_invariant(&s, l, k) || LLVMIsAConstant(k) ||
+			    basr_invariant(&s, l, x))
+				continue;
+			base = basr_base(&s, gep, p, x);
+			if (!base)
+				continue;
+			neg = basr_neg(&s, l, k, gep);
+			LLVMPositionBuilderBefore(b, gep);
+			nu = LLVMBuildGEP2(b, LLVMGetGEPSourceElementType(gep), base, &neg, 1, "");
+			nv_remark(NV_REMARK_PASSED, "base-address-strength-reduce", "Rebased", gep,
+			          "p[x - k] computed as p[x] + -k, with k the same on every trip");
+			LLVMReplaceAllUsesWith(gep, nu);
+			LLVMInstructionEraseFromParent(gep);
+			if (!LLVMGetFirstUse(idx))
+				LLVMInstructionEraseFromParent(idx);
+			n++;
+		}
+	}
+	free(s.negs);
+	nv_fn_loops_release(&a);
+	return n;
+}
+
+unsigned
+nv_memory_base_address_strength_reduce(LLVMModuleRef m)
+{
+	LLVMBuilderRef b;
+	unsigned n = 0;
+
+	if (!nv_knob_int(NV_KNOB_DO_BASE_ADDRESS_STRENGTH_REDUCE))
+		return 0;
+	b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f))
+			n += basr_function(f, b);
+	LLVMDisposeBuilder(b);
+	return n;
 }

@@ -19,6 +19,11 @@ unsigned nv_memory_align_local_arrays(LLVMModuleRef m);
  * T a[], an external [0 x T] in the shared space) aligned below 16 gets 16,
  * as cicc declares it; a remark per array.  The number raised. */
 unsigned nv_memory_align_extern_shared(LLVMModuleRef m);
+/* base-address-strength-reduce: in a loop, p[x - k] with p and k the same
+ * on every trip and p[x] computed before it becomes p[x] + -k, -k computed
+ * before the loop (off with -do-base-address-strength-reduce=0).  Returns
+ * how many addresses. */
+unsigned nv_memory_base_address_strength_reduce(LLVMModuleRef m);
 
 /* cicc's lower-aggr-copies over every function of m: a memcpy into or out
  * of a whole local struct or array of at most 16 fields and no padding, and

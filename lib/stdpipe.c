@@ -45,9 +45,10 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "lower-aggr-copies,function(sroa),set-local-array-alignment,set-extern-shared-alignment,"
 	  "function(alignment-from-assumptions,infer-alignment,instcombine<no-verify-fixpoint>,"
 	  "load-store-vectorizer,instcombine<no-verify-fixpoint>,"
-	  "infer-address-spaces,infer-alignment,load-store-vectorizer)",
+	  "infer-address-spaces,infer-alignment,load-store-vectorizer),base-address-strength-reduce",
 	  "the end of cicc's optimizer: lower aggregate copies, align local arrays and dynamic shared memory, "
-	  "propagate alignment, vectorize loads and stores (again once address spaces are known)" },
+	  "propagate alignment, vectorize loads and stores (again once address spaces are known), "
+	  "rebase p[x - k] on p[x] in loops" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",
@@ -81,6 +82,7 @@ static const struct {
 	{ "lower-aggr-copies", nv_memory_lower_aggr_copies },
 	{ "unskip-stores", unskip_stores },
 	{ "thread-cleanup-dests", nv_cfg_thread_cleanup_dests },
+	{ "base-address-strength-reduce", nv_memory_base_address_strength_reduce },
 };
 
 /* The own pass element names (its length len), or -1. */

@@ -377,3 +377,44 @@ theirs() {
 	grep -q "extern shared array 'sh_rows' aligned to 16 (was 4)" "$BATS_TEST_TMPDIR/remarks" ||
 		fail "$(cat "$BATS_TEST_TMPDIR/remarks")"
 }
+
+@test "base-address-strength-reduce computes p[x - k] from p[x] and -k, -k before the loop; its knob turns it off" {
+	run --separate-stderr nv-opt -passes=base-address-strength-reduce -pass-remarks=base-address-strength-reduce \
+		"$FIXTURES/basr.ll" -S -o "$BATS_TEST_TMPDIR/out.ll"
+	assert_success
+	FileCheck "$FIXTURES/basr.ll" <"$BATS_TEST_TMPDIR/out.ll"
+	[ "$(grep -c 'p\[x - k\] computed as p\[x\] + -k' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	opt-22 -passes=verify -disable-output "$BATS_TEST_TMPDIR/out.ll"
+	nv-opt -do-base-address-strength-reduce=0 -passes=base-address-strength-reduce "$FIXTURES/basr.ll" -S |
+		FileCheck --check-prefix=OFF "$FIXTURES/basr.ll"
+}
+
+@test "the stencil's in[idx - nx] is one add in the loop, and ptxas then predicates the neighbours' loads" {
+	ours stencil_z
+	run count 'sub\.s64' "$BATS_TEST_TMPDIR/stencil_z.ptx"
+	assert_output 0
+	CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O3 "$FIXTURES/memory.cu" -o "$BATS_TEST_TMPDIR/off.ptx" \
+		-Xcicc -do-base-address-strength-reduce=0
+	n=$(awk '/^\.visible \.entry/ { p = ($3 == "stencil_z(") } p' "$BATS_TEST_TMPDIR/off.ptx" | grep -c 'sub\.s64')
+	[ "$n" -ge 4 ] || fail "$n sub.s64 without the pass"
+	have_ptxas || skip "ptxas is not installed"
+	"$(ptxas_bin)" -arch=sm_90 "$BATS_FILE_TMPDIR/memory.ptx" -o "$BATS_TEST_TMPDIR/on.cubin"
+	"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/off.ptx" -o "$BATS_TEST_TMPDIR/off.cubin"
+	# ptxas 13.0: 12 of the 16 neighbour loads of the x4 loop predicated (nvcc's: 16), none without
+	on=$(python3 "$BATS_TEST_DIRNAME/sass-ops.py" "$BATS_TEST_TMPDIR/on.cubin" stencil_z | grep -oE '@LDG=[0-9]+' || echo @LDG=0)
+	off=$(python3 "$BATS_TEST_DIRNAME/sass-ops.py" "$BATS_TEST_TMPDIR/off.cubin" stencil_z | grep -oE '@LDG=[0-9]+' || echo @LDG=0)
+	[ "${on#@LDG=}" -gt "${off#@LDG=}" ] || fail "predicated loads: $on with the pass, $off without"
+}
+
+@test "rebasing p[x - k] keeps a program's meaning (lli, before and after late-memory)" {
+	clang-22 -O2 -Xclang -disable-llvm-passes -w -emit-llvm -c "$FIXTURES/basr-meaning.c" -o "$BATS_TEST_TMPDIR/in.bc"
+	nv-opt -O3 "$BATS_TEST_TMPDIR/in.bc" -o "$BATS_TEST_TMPDIR/o3.bc"
+	run --separate-stderr nv-opt -pipeline=late-memory -pass-remarks=base-address-strength-reduce \
+		"$BATS_TEST_TMPDIR/o3.bc" -o "$BATS_TEST_TMPDIR/late.bc"
+	assert_success
+	[ "$(grep -c 'computed as' <<<"$stderr")" -ge 1 ] || fail "nothing rebased: $stderr"
+	want=$(lli-22 "$BATS_TEST_TMPDIR/in.bc")
+	[ -n "$want" ]
+	run lli-22 "$BATS_TEST_TMPDIR/late.bc"
+	assert_output "$want"
+}
