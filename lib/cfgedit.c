@@ -53,6 +53,15 @@ nv_phi_drop_edge(LLVMBasicBlockRef bb, LLVMBasicBlockRef pred, unsigned keep)
 	LLVMDisposeBuilder(b);
 }
 
+LLVMValueRef
+nv_phi_incoming(LLVMValueRef phi, LLVMBasicBlockRef pred)
+{
+	for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
+		if (LLVMGetIncomingBlock(phi, k) == pred)
+			return LLVMGetIncomingValue(phi, k);
+	return NULL;
+}
+
 /* Replace term with "br target", dropping the phi entries of the edges to
  * every other successor (and all but one to target). */
 static void
@@ -380,16 +389,6 @@ uses_stay_dominated(const struct nv_cfg *g, const struct nv_dom *d, LLVMBasicBlo
 	return 1;
 }
 
-/* The value of the edge from pred in phi (a phi of bb), or NULL. */
-static LLVMValueRef
-incoming_from(LLVMValueRef phi, LLVMBasicBlockRef pred)
-{
-	for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
-		if (LLVMGetIncomingBlock(phi, k) == pred)
-			return LLVMGetIncomingValue(phi, k);
-	return NULL;
-}
-
 /* Send pred (an edge into the cleanup block bb) straight to target. */
 static void
 thread_edge(LLVMBasicBlockRef bb, LLVMBasicBlockRef pred, LLVMBasicBlockRef target)
@@ -398,10 +397,10 @@ thread_edge(LLVMBasicBlockRef bb, LLVMBasicBlockRef pred, LLVMBasicBlockRef targ
 
 	for (LLVMValueRef q = LLVMGetFirstInstruction(target); q && LLVMIsAPHINode(q);
 	     q = LLVMGetNextInstruction(q)) {
-		LLVMValueRef v = incoming_from(q, bb);
+		LLVMValueRef v = nv_phi_incoming(q, bb);
 
 		if (LLVMIsAPHINode(v) && LLVMGetInstructionParent(v) == bb)
-			v = incoming_from(v, pred);
+			v = nv_phi_incoming(v, pred);
 		LLVMAddIncoming(q, &v, &pred, 1);
 	}
 	for (unsigned k = 0; k < LLVMGetNumSuccessors(pterm); k++)

@@ -9,6 +9,8 @@
 /* Drop the incoming entries of bb's phis for the edge from pred, keeping
  * the first `keep` of them (a br with both targets equal has two). */
 void nv_phi_drop_edge(LLVMBasicBlockRef bb, LLVMBasicBlockRef pred, unsigned keep);
+/* The value phi takes on the edge from pred (the first such entry), or NULL. */
+LLVMValueRef nv_phi_incoming(LLVMValueRef phi, LLVMBasicBlockRef pred);
 /* Turn a br/switch of bb on a constant into an unconditional br; 1 if changed. */
 int nv_cfg_fold_terminator(LLVMBasicBlockRef bb);
 /* Delete the blocks of fn not reachable from its entry; for each, before it

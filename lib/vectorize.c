@@ -10,6 +10,7 @@
 #include <llvm-c/Support.h>
 
 #include "cfg.h"
+#include "cfgedit.h"
 #include "diag.h"
 #include "dom.h"
 #include "indvars.h"
@@ -655,15 +656,6 @@ in_vloop(const struct vloop *v, LLVMBasicBlockRef bb)
 	return 0;
 }
 
-static LLVMValueRef
-incoming_from(LLVMValueRef phi, LLVMBasicBlockRef bb)
-{
-	for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
-		if (LLVMGetIncomingBlock(phi, i) == bb)
-			return LLVMGetIncomingValue(phi, i);
-	return NULL;
-}
-
 static int
 chain_op(LLVMOpcode op)
 {
@@ -684,7 +676,7 @@ computable(const struct vloop *v, LLVMValueRef x, unsigned depth)
 	if (!LLVMIsAInstruction(x) || !in_vloop(v, LLVMGetInstructionParent(x)))
 		return 1;
 	if (LLVMIsAPHINode(x))
-		return LLVMGetInstructionParent(x) == v->header && incoming_from(x, v->ph);
+		return LLVMGetInstructionParent(x) == v->header && nv_phi_incoming(x, v->ph);
 	if (depth >= MAX_CHAIN || !chain_op(LLVMGetInstructionOpcode(x)))
 		return 0;
 	for (int i = 0; i < LLVMGetNumOperands(x); i++)
@@ -701,7 +693,7 @@ first_value(LLVMBuilderRef b, struct chain *c, LLVMValueRef x)
 	if (!LLVMIsAInstruction(x) || !in_vloop(c->v, LLVMGetInstructionParent(x)))
 		return x;
 	if (LLVMIsAPHINode(x))
-		return incoming_from(x, c->v->ph);
+		return nv_phi_incoming(x, c->v->ph);
 	for (unsigned i = 0; i < c->n; i++)
 		if (c->from[i] == x)
 			return c->to[i];
@@ -737,7 +729,7 @@ scalar_header(LLVMBasicBlockRef sph, LLVMValueRef keep)
 		return NULL;
 	hdr = LLVMGetSuccessor(t, 0);
 	for (LLVMValueRef p = LLVMGetFirstInstruction(hdr); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
-		LLVMValueRef r = incoming_from(p, sph);
+		LLVMValueRef r = nv_phi_incoming(p, sph);
 
 		if (!r)
 			return NULL;
