@@ -495,11 +495,13 @@ nv_cfg_thread_cleanup_dests(LLVMModuleRef m)
 	unsigned n = 0;
 
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-		unsigned was = n;
+		/* each edge moves on to a block that does not dominate the one it
+		 * left; the cap is for an irreducible cycle of cleanup blocks */
+		unsigned was = n, cap = 4 * LLVMCountBasicBlocks(f);
 
 		if (LLVMIsDeclaration(f))
 			continue;
-		while (thread_one(f))
+		while (n - was < cap && thread_one(f))
 			n++;
 		if (n > was)
 			nv_cfg_delete_unreachable(f, NULL, NULL);

@@ -1110,6 +1110,7 @@ basr_function(LLVMValueRef fn, LLVMBuilderRef b)
 			neg = basr_neg(&s, l, k, gep);
 			LLVMPositionBuilderBefore(b, gep);
 			nu = LLVMBuildGEP2(b, LLVMGetGEPSourceElementType(gep), base, &neg, 1, "");
+			LLVMInstructionSetDebugLoc(nu, LLVMInstructionGetDebugLoc(gep));
 			nv_remark(NV_REMARK_PASSED, "base-address-strength-reduce", "Rebased", gep,
 			          "p[x - k] computed as p[x] + -k, with k the same on every trip");
 			LLVMReplaceAllUsesWith(gep, nu);
