@@ -495,12 +495,15 @@ nv_cfg_thread_cleanup_dests(LLVMModuleRef m)
 	unsigned n = 0;
 
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		LLVMBasicBlockRef bb = LLVMIsDeclaration(f) ? NULL : LLVMGetFirstBasicBlock(f);
 		/* each edge moves on to a block that does not dominate the one it
 		 * left; the cap is for an irreducible cycle of cleanup blocks */
 		unsigned was = n, cap = 4 * LLVMCountBasicBlocks(f);
 
-		if (LLVMIsDeclaration(f))
-			continue;
+		while (bb && !cleanup_switch(bb))
+			bb = LLVMGetNextBasicBlock(bb);
+		if (!bb)
+			continue; /* none: no CFG or dominators built */
 		while (n - was < cap && thread_one(f))
 			n++;
 		if (n > was)

@@ -21,7 +21,7 @@
 const struct nv_stdpipe nv_stdpipes[] = {
 	{ "std1",
 	  "function(sroa,early-cse<memssa>,simplifycfg),thread-cleanup-dests,function(instcombine<no-verify-fixpoint>)",
-	  "cleanup between NVIDIA passes (cicc's standard pipeline #1)" },
+	  "cleanup between NVIDIA passes (cicc's standard pipeline #1), clang's cleanup blocks threaded" },
 	{ "std5",
 	  "function(sroa,early-cse<memssa>,gvn,sccp,instcombine<no-verify-fixpoint>,simplifycfg,adce)",
 	  "scalar simplification after inlining (cicc's standard pipeline #5)" },
