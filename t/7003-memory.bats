@@ -400,6 +400,7 @@ theirs() {
 	n=$(count 'sub\.s64' "$BATS_TEST_TMPDIR/off.ptx")
 	[ "$n" -ge 4 ] || fail "$n sub.s64 without the pass"
 	have_ptxas || skip "ptxas is not installed"
+	command -v python3 >/dev/null || skip "python3 is not installed"
 	"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/on.ptx" -o "$BATS_TEST_TMPDIR/on.cubin"
 	"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/off.ptx" -o "$BATS_TEST_TMPDIR/off.cubin"
 	# ptxas 13.0: 12 of the 16 neighbour loads of the x4 loop predicated (nvcc's: 16), none without
