@@ -104,11 +104,12 @@ run() {
 	done
 	[ $# -eq 1 ] || die "run: one bundle (try --help)"
 	case $limit$deadline in *[!0-9]*) die "run: -t and -d want whole seconds" ;; esac
-	mkdir -p "$out/logs" || exit 2
-	out=$(cd "$out" && pwd)
 	work=$(mktemp -d) || exit 2
 	trap 'rm -rf "$work"' EXIT
-	tar -C "$work" -xzf "$1" || die "run: cannot unpack $1"
+	tar -C "$work" -xzf "$1" 2>/dev/null && [ -f "$work/list" ] && [ -f "$work/builds" ] ||
+		die "run: cannot unpack $1 (not a bundle of corpus-gpu.sh pack)"
+	mkdir -p "$out/logs" || exit 2
+	out=$(cd "$out" && pwd)
 	start=$(date +%s) bad=0
 	echo "program,args,build,status,ms" >"$out/runs.csv"
 	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" 2>&1 || true

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Core.h>
+
 #include "util.h"
 
 /* The graph the algorithm walks: forward CFG, or reverse CFG plus the
@@ -203,6 +205,19 @@ nv_dom_dominates(const struct nv_dom *d, unsigned a, unsigned b)
 	if (d->in[a] == NV_NONE || d->in[b] == NV_NONE)
 		return 0;
 	return d->in[a] <= d->in[b] && d->out[b] <= d->out[a];
+}
+
+int
+nv_dom_inst_dominates(const struct nv_dom *d, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMBasicBlockRef ab = LLVMGetInstructionParent(a), bb = LLVMGetInstructionParent(b);
+
+	if (ab != bb)
+		return nv_dom_dominates(d, nv_cfg_index(d->cfg, ab), nv_cfg_index(d->cfg, bb));
+	for (LLVMValueRef i = a; i; i = LLVMGetNextInstruction(i))
+		if (i == b)
+			return 1;
+	return 0;
 }
 
 void

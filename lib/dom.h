@@ -21,6 +21,9 @@ struct nv_dom {
 void nv_dom_build(struct nv_dom *d, const struct nv_cfg *g, int post);
 /* True if a (post-)dominates b; every block dominates itself. */
 int nv_dom_dominates(const struct nv_dom *d, unsigned a, unsigned b);
+/* True if instruction a dominates instruction b (of the dominator tree's
+ * function): a's block dominates b's, or a is b or comes before it. */
+int nv_dom_inst_dominates(const struct nv_dom *d, LLVMValueRef a, LLVMValueRef b);
 void nv_dom_release(struct nv_dom *d);
 
 #endif

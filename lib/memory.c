@@ -1021,20 +1021,6 @@ basr_invariant(const struct basr *s, unsigned l, LLVMValueRef v)
 	return !nv_loop_contains(&s->a->ls, l, nv_cfg_index(&s->a->g, LLVMGetInstructionParent(v)));
 }
 
-/* Does a dominate b (instructions)? */
-static int
-basr_dominates(const struct basr *s, LLVMValueRef a, LLVMValueRef b)
-{
-	LLVMBasicBlockRef ab = LLVMGetInstructionParent(a), bb = LLVMGetInstructionParent(b);
-
-	if (ab != bb)
-		return nv_dom_dominates(&s->a->d, nv_cfg_index(&s->a->g, ab), nv_cfg_index(&s->a->g, bb));
-	for (LLVMValueRef i = a; i; i = LLVMGetNextInstruction(i))
-		if (i == b)
-			return 1;
-	return 0;
-}
-
 /* An existing p[x] (same element type) that dominates gep, or NULL. */
 static LLVMValueRef
 basr_base(const struct basr *s, LLVMValueRef gep, LLVMValueRef p, LLVMValueRef x)
@@ -1046,7 +1032,7 @@ basr_base(const struct basr *s, LLVMValueRef gep, LLVMValueRef p, LLVMValueRef x
 
 		if (g != gep && LLVMIsAGetElementPtrInst(g) && LLVMGetNumOperands(g) == 2 &&
 		    LLVMGetOperand(g, 0) == p && LLVMGetOperand(g, 1) == x &&
-		    LLVMGetGEPSourceElementType(g) == et && basr_dominates(s, g, gep))
+		    LLVMGetGEPSourceElementType(g) == et && nv_dom_inst_dominates(&s->a->d, g, gep))
 			return g;
 	}
 	return NULL;
@@ -1059,7 +1045,8 @@ basr_neg(struct basr *s, unsigned l, LLVMValueRef k, LLVMValueRef at)
 	unsigned ph = s->a->ls.v[l].preheader;
 
 	for (unsigned i = 0; i < s->nneg; i++)
-		if (s->negs[i].loop == l && s->negs[i].k == k && basr_dominates(s, s->negs[i].neg, at))
+		if (s->negs[i].loop == l && s->negs[i].k == k &&
+		    nv_dom_inst_dominates(&s->a->d, s->negs[i].neg, at))
 			return s->negs[i].neg;
 	if (ph != NV_NONE)
 		at = LLVMGetBasicBlockTerminator(s->a->g.bb[ph]);

@@ -529,16 +529,6 @@ opname(LLVMValueRef v)
 	}
 }
 
-/* Does inst a come before inst b (both in one block)? */
-static int
-before_in_block(LLVMValueRef a, LLVMValueRef b)
-{
-	for (LLVMValueRef i = LLVMGetNextInstruction(a); i; i = LLVMGetNextInstruction(i))
-		if (i == b)
-			return 1;
-	return 0;
-}
-
 /* Is the program undefined before block bx is reached if the i1 c is
  * poison: a conditional branch on c, or on an and/or of it (poison in,
  * poison out), in a block that strictly dominates bx? */
@@ -601,7 +591,7 @@ twin_of(const struct fn *s, LLVMValueRef x, LLVMValueRef v, int sgn)
 				continue;
 			by = block_of(s, y);
 			if (LLVMGetInstructionOpcode(y) == op && by != NV_NONE &&
-			    (by == bx ? before_in_block(y, x) : nv_dom_dominates(&s->a.d, by, bx)) &&
+			    y != x && nv_dom_inst_dominates(&s->a.d, y, x) &&
 			    widens(x, y, sgn, NARROW_DEPTH) && poison_is_ub_before(s, y, bx))
 				return y;
 			if (tail < 64)

@@ -85,6 +85,21 @@ setup() {
 	[ ! -e b.tar.gz ]
 	run sh "$CG" run -t soon b.tar.gz
 	assert_failure 2
+	run sh "$CG" pack -o b.tar.gz -l list b 'no good=v'
+	assert_failure 2
+	assert_output "corpus-gpu: pack: bad variant name in 'no good=v'"
+	run sh "$CG" report "$BATS_TEST_TMPDIR/nothing"
+	assert_failure 2
+	assert_output "corpus-gpu: report: a run's output directory (with runs.csv)"
+	: >empty.tar.gz
+	run sh "$CG" run -o out2 empty.tar.gz
+	assert_failure 2
+	assert_output "corpus-gpu: run: cannot unpack empty.tar.gz (not a bundle of corpus-gpu.sh pack)"
+	tar czf other.tar.gz list
+	run sh "$CG" run -o out2 other.tar.gz
+	assert_failure 2
+	assert_output "corpus-gpu: run: cannot unpack other.tar.gz (not a bundle of corpus-gpu.sh pack)"
+	[ ! -e out2 ]
 	run sh "$CG" frobnicate
 	assert_failure 2
 	assert_output "corpus-gpu: unknown command 'frobnicate' (pack, run or report; try --help)"
