@@ -100,6 +100,7 @@ nv_memory_align_local_arrays(LLVMModuleRef m)
  */
 
 #define EXTERN_SHARED_ALIGN 16
+#define ADDRSPACE_GLOBAL 1
 #define ADDRSPACE_SHARED 3
 
 unsigned
@@ -1125,5 +1126,171 @@ nv_memory_base_address_strength_reduce(LLVMModuleRef m)
 		if (!LLVMIsDeclaration(f))
 			n += basr_function(f, b);
 	LLVMDisposeBuilder(b);
+	return n;
+}
+
+/*
+ * memory-space-opt (a piece of cicc's pass of that name): the NVVM memory
+ * intrinsics overloaded on their pointer's address space, the WMMA fragment
+ * loads and stores (wmma::load_matrix_sync, store_matrix_sync), called on a
+ * generic pointer that provably points into shared or global memory, call
+ * their variant for that space instead: wmma.load.c.shared with a 32-bit
+ * address where a generic one takes a 64-bit address and ptxas's test of
+ * the window.  LLVM's infer-address-spaces rewrites loads, stores and
+ * atomics so, but leaves these intrinsics generic; cicc does not (nvcc's
+ * bf16TensorCoreGemm: wmma.load.c.shared.f32, wmma.store.d.shared.f32).
+ * Run after infer-address-spaces, the pointer is a chain of GEPs over one
+ * conversion from the specific space; the chain is rebuilt there.
+ */
+
+struct memspace {
+	LLVMModuleRef m;
+	LLVMBuilderRef b;
+	LLVMValueRef *old; /* the generic pointers calls no longer use */
+	unsigned nold, cap;
+};
+
+/* v, a generic pointer, as a pointer in a specific space (shared or
+ * global): the conversion's source, each GEP on the way rebuilt over it at
+ * the builder (right before the call: an address computed where it is used,
+ * its constant offsets folded into the access; rebuilt where the generic
+ * GEP stands, the addresses of an unrolled GEMM stay live all through it,
+ * dmmaTensorCoreGemm's 96 registers become 255); NULL when v is no such
+ * chain. */
+static LLVMValueRef
+specific_ptr(struct memspace *s, LLVMValueRef v, unsigned depth)
+{
+	LLVMValueRef base, nu, *idx;
+	unsigned n;
+
+	if (LLVMIsAAddrSpaceCastInst(v) || (LLVMIsAConstantExpr(v) && LLVMGetConstOpcode(v) == LLVMAddrSpaceCast)) {
+		LLVMValueRef src = LLVMGetOperand(v, 0);
+		unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(src));
+
+		return as == ADDRSPACE_GLOBAL || as == ADDRSPACE_SHARED ? src : NULL;
+	}
+	if (!LLVMIsAGetElementPtrInst(v) || depth > 16)
+		return NULL;
+	if (!(base = specific_ptr(s, LLVMGetOperand(v, 0), depth + 1)))
+		return NULL;
+	n = (unsigned)LLVMGetNumOperands(v) - 1;
+	idx = xmalloc(n * sizeof(*idx));
+	for (unsigned i = 0; i < n; i++)
+		idx[i] = LLVMGetOperand(v, i + 1);
+	nu = LLVMBuildGEPWithNoWrapFlags(s->b, LLVMGetGEPSourceElementType(v), base, idx, n, "",
+	                                 LLVMGEPGetNoWrapFlags(v));
+	free(idx);
+	return nu;
+}
+
+/* Erase v and the chain under it that nothing else uses. */
+static void
+erase_dead_chain(LLVMValueRef v)
+{
+	while (v && LLVMIsAInstruction(v) && !LLVMGetFirstUse(v) &&
+	       (LLVMIsAGetElementPtrInst(v) || LLVMIsAAddrSpaceCastInst(v))) {
+		LLVMValueRef next = LLVMGetOperand(v, 0);
+
+		LLVMInstructionEraseFromParent(v);
+		v = next;
+	}
+}
+
+/* Is f a WMMA load or store on a generic pointer? */
+static int
+generic_wmma(LLVMValueRef f)
+{
+	size_t len;
+	const char *name = LLVMGetValueName2(f, &len);
+
+	return len > 19 && !strncmp(name, "llvm.nvvm.wmma.", 15) && !strcmp(name + len - 3, ".p0") &&
+	       (strstr(name, ".load.") || strstr(name, ".store."));
+}
+
+/* The call, on its pointer in a specific space sp, as that space's variant. */
+static void
+specialize(struct memspace *s, LLVMValueRef call, LLVMValueRef sp, unsigned id)
+{
+	LLVMTypeRef pty = LLVMTypeOf(sp);
+	LLVMValueRef decl = LLVMGetIntrinsicDeclaration(s->m, id, &pty, 1), nu;
+	unsigned nargs = (unsigned)LLVMGetNumArgOperands(call);
+	LLVMValueRef *args = xmalloc(nargs * sizeof(*args));
+	size_t len;
+	char *name = xstrdup(LLVMGetValueName2(call, &len));
+
+	args[0] = sp;
+	for (unsigned i = 1; i < nargs; i++)
+		args[i] = LLVMGetOperand(call, i);
+	nu = LLVMBuildCall2(s->b, LLVMGlobalGetValueType(decl), decl, args, nargs, "");
+	free(args);
+	LLVMInstructionSetDebugLoc(nu, LLVMInstructionGetDebugLoc(call));
+	nv_remark(NV_REMARK_PASSED, "memory-space-opt", "Specialized", call, "%s on a %s pointer",
+	          LLVMGetValueName2(decl, &len),
+	          LLVMGetPointerAddressSpace(pty) == ADDRSPACE_SHARED ? "shared" : "global");
+	if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
+		LLVMReplaceAllUsesWith(call, nu);
+	LLVMInstructionEraseFromParent(call);
+	if (*name)
+		LLVMSetValueName2(nu, name, strlen(name));
+	free(name);
+}
+
+static unsigned
+memspace_function(struct memspace *s, LLVMValueRef fn)
+{
+	unsigned n = 0;
+
+	s->nold = 0;
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+		LLVMValueRef next;
+
+		for (LLVMValueRef call = LLVMGetFirstInstruction(bb); call; call = next) {
+			LLVMValueRef callee, p, sp;
+			unsigned id;
+
+			next = LLVMGetNextInstruction(call);
+			if (!LLVMIsACallInst(call) || !(callee = LLVMGetCalledValue(call)) ||
+			    !LLVMIsAFunction(callee) || !generic_wmma(callee))
+				continue;
+			id = LLVMGetIntrinsicID(callee);
+			p = LLVMGetOperand(call, 0);
+			if (!id || !LLVMIntrinsicIsOverloaded(id))
+				continue;
+			LLVMPositionBuilderBefore(s->b, call);
+			if (!(sp = specific_ptr(s, p, 0)))
+				continue; /* nothing built: the chain fails before its first GEP */
+			specialize(s, call, sp, id);
+			if (s->nold == s->cap) {
+				s->cap = s->cap ? 2 * s->cap : 16;
+				s->old = xrealloc(s->old, s->cap * sizeof(*s->old));
+			}
+			s->old[s->nold++] = p;
+			n++;
+		}
+	}
+	/* the generic chains the calls no longer use, each once */
+	for (unsigned i = 0; i < s->nold; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (s->old[j] == s->old[i])
+				s->old[i] = NULL;
+	for (unsigned i = 0; i < s->nold; i++)
+		erase_dead_chain(s->old[i]);
+	return n;
+}
+
+unsigned
+nv_memory_space_opt(LLVMModuleRef m)
+{
+	struct memspace s = { .m = m };
+	unsigned n = 0;
+
+	if (!nv_knob_int(NV_KNOB_MEMORY_SPACE_OPT))
+		return 0;
+	s.b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f))
+			n += memspace_function(&s, f);
+	LLVMDisposeBuilder(s.b);
+	free(s.old);
 	return n;
 }

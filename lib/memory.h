@@ -25,6 +25,12 @@ unsigned nv_memory_align_extern_shared(LLVMModuleRef m);
  * how many addresses. */
 unsigned nv_memory_base_address_strength_reduce(LLVMModuleRef m);
 
+/* memory-space-opt: each WMMA fragment load or store on a generic pointer
+ * that is a GEP chain over a conversion from shared or global memory calls
+ * the intrinsic's variant for that space (off with -memory-space-opt=0).
+ * Returns how many calls. */
+unsigned nv_memory_space_opt(LLVMModuleRef m);
+
 /* cicc's lower-aggr-copies over every function of m: a memcpy into or out
  * of a whole local struct or array of at most 16 fields and no padding, and
  * a memset of one to zero, become a load and store per field, for SROA to
