@@ -1294,3 +1294,182 @@ nv_memory_space_opt(LLVMModuleRef m)
 	free(s.old);
 	return n;
 }
+
+/*
+ * byval-args-by-value (ours).  A call passing a struct byval to a function
+ * this module only declares (the device runtime's __cudaCDP2LaunchDevice,
+ * which every <<<>>> in device code calls with the grid and block dim3s; a
+ * device function another -rdc unit defines) passes the struct's value
+ * instead, loaded where the call is.  NVPTX copies a byval argument into
+ * the call's .param from memory, so the local the front end built it in
+ * stays in the stack frame (24 bytes a device launch, none in nvcc's); a
+ * value it stores into the .param directly, and SROA folds the local away.
+ * Both spell the parameter .param .align A .b8 p[size], so the declaration
+ * changes type only where the byval alignment is the struct's own (what
+ * NVPTX declares a struct by value with), and only when every use of it is
+ * a direct call: the function itself, defined elsewhere, keeps its ABI.
+ */
+
+/* Is every use of f a direct call of it, with its own type? */
+static int
+only_called(LLVMValueRef f)
+{
+	for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef c = LLVMGetUser(u);
+
+		if (!LLVMIsACallInst(c) || LLVMGetCalledValue(c) != f ||
+		    LLVMGetCalledFunctionType(c) != LLVMGlobalGetValueType(f))
+			return 0;
+		for (unsigned i = 0; i < (unsigned)LLVMGetNumArgOperands(c); i++)
+			if (LLVMGetOperand(c, i) == f)
+				return 0;
+	}
+	return 1;
+}
+
+/* The byval struct types of f's parameters (NULL where not byval, or not
+ * passed as a value can be); how many. */
+static unsigned
+byval_structs(LLVMModuleRef m, LLVMValueRef f, LLVMTypeRef *ty)
+{
+	unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5), n = 0;
+
+	for (unsigned i = 0; i < LLVMCountParams(f); i++) {
+		LLVMAttributeRef at = LLVMGetEnumAttributeAtIndex(f, i + 1, byval);
+		LLVMTypeRef t = at ? LLVMGetTypeAttributeValue(at) : NULL;
+
+		ty[i] = NULL;
+		if (!t || LLVMGetTypeKind(t) != LLVMStructTypeKind || !LLVMCountStructElementTypes(t) ||
+		    fn_param_align(f, i, nv_type_align(m, t)) != nv_type_align(m, t))
+			continue;
+		ty[i] = t;
+		n++;
+	}
+	return n;
+}
+
+/* Copy the attributes at index idx of src (a function or a call) to dst. */
+static void
+copy_attrs(LLVMValueRef src, LLVMValueRef dst, LLVMAttributeIndex idx, int call)
+{
+	unsigned n = call ? LLVMGetCallSiteAttributeCount(src, idx) : LLVMGetAttributeCountAtIndex(src, idx);
+	LLVMAttributeRef *a;
+
+	if (!n)
+		return;
+	a = xmalloc(n * sizeof(*a));
+	if (call)
+		LLVMGetCallSiteAttributes(src, idx, a);
+	else
+		LLVMGetAttributesAtIndex(src, idx, a);
+	for (unsigned i = 0; i < n; i++)
+		if (call)
+			LLVMAddCallSiteAttribute(dst, idx, a[i]);
+		else
+			LLVMAddAttributeAtIndex(dst, idx, a[i]);
+	free(a);
+}
+
+/* A declaration like f with the struct values of ty for its byval
+ * pointers, under f's name (f renamed). */
+static LLVMValueRef
+by_value_decl(LLVMModuleRef m, LLVMValueRef f, LLVMTypeRef *ty)
+{
+	LLVMTypeRef fty = LLVMGlobalGetValueType(f), *params;
+	unsigned n = LLVMCountParamTypes(fty);
+	size_t len;
+	char *name = xstrdup(LLVMGetValueName2(f, &len));
+	LLVMValueRef nf;
+
+	params = xmalloc((n ? n : 1) * sizeof(*params));
+	LLVMGetParamTypes(fty, params);
+	for (unsigned i = 0; i < n; i++)
+		if (ty[i])
+			params[i] = ty[i];
+	LLVMSetValueName2(f, "", 0);
+	nf = LLVMAddFunction(m, name, LLVMFunctionType(LLVMGetReturnType(fty), params, n, 0));
+	free(params);
+	free(name);
+	LLVMSetLinkage(nf, LLVMGetLinkage(f));
+	LLVMSetVisibility(nf, LLVMGetVisibility(f));
+	LLVMSetUnnamedAddress(nf, LLVMGetUnnamedAddress(f));
+	LLVMSetFunctionCallConv(nf, LLVMGetFunctionCallConv(f));
+	copy_attrs(f, nf, LLVMAttributeFunctionIndex, 0);
+	copy_attrs(f, nf, LLVMAttributeReturnIndex, 0);
+	for (unsigned i = 0; i < n; i++)
+		if (!ty[i])
+			copy_attrs(f, nf, i + 1, 0);
+	return nf;
+}
+
+/* The call c of f as a call of nf, each byval argument loaded before it. */
+static void
+call_by_value(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef c, LLVMValueRef nf, LLVMTypeRef *ty,
+              unsigned n)
+{
+	LLVMValueRef *args = xmalloc((n ? n : 1) * sizeof(*args)), nc;
+	size_t len;
+	char *name = xstrdup(LLVMGetValueName2(c, &len));
+
+	LLVMPositionBuilderBefore(b, c);
+	for (unsigned i = 0; i < n; i++) {
+		args[i] = LLVMGetOperand(c, i);
+		if (ty[i]) {
+			args[i] = LLVMBuildLoad2(b, ty[i], args[i], "");
+			LLVMSetAlignment(args[i], nv_type_align(m, ty[i]));
+		}
+	}
+	nc = LLVMBuildCall2(b, LLVMGlobalGetValueType(nf), nf, args, n, "");
+	free(args);
+	LLVMSetInstructionCallConv(nc, LLVMGetInstructionCallConv(c));
+	LLVMSetTailCallKind(nc, LLVMGetTailCallKind(c));
+	LLVMInstructionSetDebugLoc(nc, LLVMInstructionGetDebugLoc(c));
+	copy_attrs(c, nc, LLVMAttributeFunctionIndex, 1);
+	copy_attrs(c, nc, LLVMAttributeReturnIndex, 1);
+	for (unsigned i = 0; i < n; i++)
+		if (!ty[i])
+			copy_attrs(c, nc, i + 1, 1);
+	nv_remark(NV_REMARK_PASSED, "byval-args-by-value", "ByValue", c,
+	          "struct arguments of %s passed as values: stored into the call's parameters, "
+	          "not copied there from a local", LLVMGetValueName2(nf, &len));
+	if (LLVMGetTypeKind(LLVMTypeOf(c)) != LLVMVoidTypeKind)
+		LLVMReplaceAllUsesWith(c, nc);
+	LLVMInstructionEraseFromParent(c);
+	if (*name)
+		LLVMSetValueName2(nc, name, strlen(name));
+	free(name);
+}
+
+unsigned
+nv_memory_byval_args_by_value(LLVMModuleRef m)
+{
+	LLVMBuilderRef b;
+	unsigned calls = 0;
+
+	/* the equivalence is NVPTX's: on a host target the two differ */
+	if (!nv_knob_int(NV_KNOB_BYVAL_ARGS_BY_VALUE) || strncmp(LLVMGetTarget(m), "nvptx", 5))
+		return 0;
+	b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+	for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
+		unsigned n = LLVMCountParams(f);
+		LLVMTypeRef *ty;
+		LLVMValueRef nf;
+
+		next = LLVMGetNextFunction(f);
+		if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f) || LLVMIsFunctionVarArg(LLVMGlobalGetValueType(f)) ||
+		    !n || !LLVMGetFirstUse(f) || !only_called(f))
+			continue;
+		ty = xmalloc(n * sizeof(*ty));
+		if (byval_structs(m, f, ty)) {
+			nf = by_value_decl(m, f, ty);
+			while (LLVMGetFirstUse(f)) {
+				call_by_value(m, b, LLVMGetUser(LLVMGetFirstUse(f)), nf, ty, n);
+				calls++;
+			}
+			LLVMDeleteFunction(f);
+		}
+		free(ty);
+	}
+	LLVMDisposeBuilder(b);
+	return calls;
+}

@@ -31,6 +31,13 @@ unsigned nv_memory_base_address_strength_reduce(LLVMModuleRef m);
  * Returns how many calls. */
 unsigned nv_memory_space_opt(LLVMModuleRef m);
 
+/* byval-args-by-value: a call passing a struct byval to a function m only
+ * declares, every use of it a direct call, passes the struct's value, the
+ * declaration retyped so (where the byval alignment is the struct's own:
+ * the same .param either way); a remark per call (off with
+ * -byval-args-by-value=0).  Returns how many calls. */
+unsigned nv_memory_byval_args_by_value(LLVMModuleRef m);
+
 /* cicc's lower-aggr-copies over every function of m: a memcpy into or out
  * of a whole local struct or array of at most 16 fields and no padding, and
  * a memset of one to zero, become a load and store per field, for SROA to

@@ -42,11 +42,11 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg,tailcallelim)",
 	  "post-unroll at tier 3 (-O3): with TailCallElim, one of the seed's tier-3 extras" },
 	{ "late-memory",
-	  "lower-aggr-copies,function(sroa),set-local-array-alignment,set-extern-shared-alignment,"
+	  "lower-aggr-copies,byval-args-by-value,function(sroa),set-local-array-alignment,set-extern-shared-alignment,"
 	  "function(alignment-from-assumptions,infer-alignment,instcombine<no-verify-fixpoint>,"
 	  "load-store-vectorizer,instcombine<no-verify-fixpoint>,"
 	  "infer-address-spaces,infer-alignment,load-store-vectorizer),memory-space-opt,base-address-strength-reduce",
-	  "the end of cicc's optimizer: lower aggregate copies, align local arrays and dynamic shared memory, "
+	  "the end of cicc's optimizer: lower aggregate copies, pass byval structs to declared functions as values, align local arrays and dynamic shared memory, "
 	  "propagate alignment, vectorize loads and stores (again once address spaces are known), "
 	  "WMMA loads and stores on their pointer's space, rebase p[x - k] on p[x] in loops" },
 	{ "loop-canon",
@@ -84,6 +84,7 @@ static const struct {
 	{ "thread-cleanup-dests", nv_cfg_thread_cleanup_dests },
 	{ "base-address-strength-reduce", nv_memory_base_address_strength_reduce },
 	{ "memory-space-opt", nv_memory_space_opt },
+	{ "byval-args-by-value", nv_memory_byval_args_by_value },
 };
 
 /* The own pass element names (its length len), or -1. */

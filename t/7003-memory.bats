@@ -451,3 +451,53 @@ theirs() {
 	off=$(regs "$BATS_TEST_TMPDIR/off.ptx")
 	[ -n "$on" ] && [ "$on" -lt "$off" ] || fail "registers: $on with the .shared variants, $off without"
 }
+
+@test "byval-args-by-value passes a struct byval to a declared function as a value, and SROA folds its local" {
+	nv-opt -passes='byval-args-by-value,function(sroa)' "$FIXTURES/byval-args.ll" -S -o "$BATS_TEST_TMPDIR/out.ll"
+	FileCheck "$FIXTURES/byval-args.ll" <"$BATS_TEST_TMPDIR/out.ll"
+	nv-opt -byval-args-by-value=0 -passes='byval-args-by-value,function(sroa)' "$FIXTURES/byval-args.ll" -S |
+		FileCheck --check-prefix=OFF "$FIXTURES/byval-args.ll"
+}
+
+@test "a device-side launch stores its grid and block straight into the call's parameters: no local copy (CDP samples)" {
+	local cuda=${CUDA_PATH:-/usr/local/cuda}
+	[ -f "$cuda/include/cuda_device_runtime_api.h" ] || skip "no CUDA with the device runtime"
+	cat >"$BATS_TEST_TMPDIR/cdp.cu" <<'CU'
+__global__ void child(int *out, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		out[i] = i;
+}
+
+__global__ void parent(int *out, int n)
+{
+	if (threadIdx.x == 0)
+		child<<<(n + 31) / 32, 32>>>(out, n);
+}
+CU
+	nvcc-lite -ptx -arch=sm_90 -O3 -rdc=true "$BATS_TEST_TMPDIR/cdp.cu" -o "$BATS_TEST_TMPDIR/on.ptx"
+	nvcc-lite -ptx -arch=sm_90 -O3 -rdc=true -Xcicc -byval-args-by-value=0 "$BATS_TEST_TMPDIR/cdp.cu" \
+		-o "$BATS_TEST_TMPDIR/off.ptx"
+	# the dim3s as NVPTX copies them from a local: the depot, six ld.local
+	run grep -cE '__local_depot|ld\.local' "$BATS_TEST_TMPDIR/off.ptx"
+	[ "$output" -ge 6 ] || fail "the check needs the local copy without the pass: $output"
+	run grep -cE '__local_depot|(ld|st)\.local' "$BATS_TEST_TMPDIR/on.ptx"
+	assert_output 0
+	run grep -c 'st\.param\.b32.*\[param[23]' "$BATS_TEST_TMPDIR/on.ptx"
+	assert_output 6
+	# the runtime's function is declared to ptxas as before, parameter for parameter
+	decl() { sed -n '/^\.extern \.func .*__cudaCDP2LaunchDevice$/,/^;$/p' "$1"; }
+	[ -n "$(decl "$BATS_TEST_TMPDIR/on.ptx")" ]
+	[ "$(decl "$BATS_TEST_TMPDIR/on.ptx")" = "$(decl "$BATS_TEST_TMPDIR/off.ptx")" ] ||
+		fail "the declaration of __cudaCDP2LaunchDevice changed"
+	have_ptxas || skip "ptxas is not installed"
+	frame() {
+		"$(ptxas_bin)" -v -c -arch=sm_90 "$1" -o /dev/null 2>&1 |
+			awk '/Function properties for _Z6parent/ { p = 1; next } p && /stack frame/ { print $1; exit }'
+	}
+	# nvcc: 0 (its V2 launch takes fewer parameters); ours: 8, the call's own; before: 32
+	on=$(frame "$BATS_TEST_TMPDIR/on.ptx")
+	off=$(frame "$BATS_TEST_TMPDIR/off.ptx")
+	[ "$on" -lt "$off" ] || fail "stack frame $on bytes with the pass, $off without"
+}
