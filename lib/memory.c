@@ -1327,8 +1327,8 @@ only_called(LLVMValueRef f)
 	return 1;
 }
 
-/* The byval struct types of f's parameters (NULL where not byval, or not
- * passed as a value can be); how many. */
+/* The byval struct types of f's parameters into ty (NULL where a parameter
+ * is not byval, or would not keep its .param as a value); how many. */
 static unsigned
 byval_structs(LLVMModuleRef m, LLVMValueRef f, LLVMTypeRef *ty)
 {
