@@ -1207,6 +1207,22 @@ generic_wmma(LLVMValueRef f)
 	       (strstr(name, ".load.") || strstr(name, ".store."));
 }
 
+/* Replace the call old by nu, which takes its uses, its name and its line. */
+static void
+replace_call(LLVMValueRef old, LLVMValueRef nu)
+{
+	size_t len;
+	char *name = xstrdup(LLVMGetValueName2(old, &len));
+
+	LLVMInstructionSetDebugLoc(nu, LLVMInstructionGetDebugLoc(old));
+	if (LLVMGetTypeKind(LLVMTypeOf(old)) != LLVMVoidTypeKind)
+		LLVMReplaceAllUsesWith(old, nu);
+	LLVMInstructionEraseFromParent(old);
+	if (*name)
+		LLVMSetValueName2(nu, name, strlen(name));
+	free(name);
+}
+
 /* The call, on its pointer in a specific space sp, as that space's variant. */
 static void
 specialize(struct memspace *s, LLVMValueRef call, LLVMValueRef sp, unsigned id)
@@ -1216,23 +1232,16 @@ specialize(struct memspace *s, LLVMValueRef call, LLVMValueRef sp, unsigned id)
 	unsigned nargs = (unsigned)LLVMGetNumArgOperands(call);
 	LLVMValueRef *args = xmalloc(nargs * sizeof(*args));
 	size_t len;
-	char *name = xstrdup(LLVMGetValueName2(call, &len));
 
 	args[0] = sp;
 	for (unsigned i = 1; i < nargs; i++)
 		args[i] = LLVMGetOperand(call, i);
 	nu = LLVMBuildCall2(s->b, LLVMGlobalGetValueType(decl), decl, args, nargs, "");
 	free(args);
-	LLVMInstructionSetDebugLoc(nu, LLVMInstructionGetDebugLoc(call));
 	nv_remark(NV_REMARK_PASSED, "memory-space-opt", "Specialized", call, "%s on a %s pointer",
 	          LLVMGetValueName2(decl, &len),
 	          LLVMGetPointerAddressSpace(pty) == ADDRSPACE_SHARED ? "shared" : "global");
-	if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
-		LLVMReplaceAllUsesWith(call, nu);
-	LLVMInstructionEraseFromParent(call);
-	if (*name)
-		LLVMSetValueName2(nu, name, strlen(name));
-	free(name);
+	replace_call(call, nu);
 }
 
 static unsigned
@@ -1370,6 +1379,18 @@ copy_attrs(LLVMValueRef src, LLVMValueRef dst, LLVMAttributeIndex idx, int call)
 	free(a);
 }
 
+/* Copy src's function and return attributes and those of each parameter i
+ * with no ty[i] (the byval ones change type, and lose theirs) to dst. */
+static void
+copy_attrs_but_byval(LLVMValueRef src, LLVMValueRef dst, LLVMTypeRef *ty, unsigned n, int call)
+{
+	copy_attrs(src, dst, LLVMAttributeFunctionIndex, call);
+	copy_attrs(src, dst, LLVMAttributeReturnIndex, call);
+	for (unsigned i = 0; i < n; i++)
+		if (!ty[i])
+			copy_attrs(src, dst, i + 1, call);
+}
+
 /* A declaration like f with the struct values of ty for its byval
  * pointers, under f's name (f renamed). */
 static LLVMValueRef
@@ -1394,11 +1415,7 @@ by_value_decl(LLVMModuleRef m, LLVMValueRef f, LLVMTypeRef *ty)
 	LLVMSetVisibility(nf, LLVMGetVisibility(f));
 	LLVMSetUnnamedAddress(nf, LLVMGetUnnamedAddress(f));
 	LLVMSetFunctionCallConv(nf, LLVMGetFunctionCallConv(f));
-	copy_attrs(f, nf, LLVMAttributeFunctionIndex, 0);
-	copy_attrs(f, nf, LLVMAttributeReturnIndex, 0);
-	for (unsigned i = 0; i < n; i++)
-		if (!ty[i])
-			copy_attrs(f, nf, i + 1, 0);
+	copy_attrs_but_byval(f, nf, ty, n, 0);
 	return nf;
 }
 
@@ -1409,7 +1426,6 @@ call_by_value(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef c, LLVMValueRef nf
 {
 	LLVMValueRef *args = xmalloc((n ? n : 1) * sizeof(*args)), nc;
 	size_t len;
-	char *name = xstrdup(LLVMGetValueName2(c, &len));
 
 	LLVMPositionBuilderBefore(b, c);
 	for (unsigned i = 0; i < n; i++) {
@@ -1423,21 +1439,11 @@ call_by_value(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef c, LLVMValueRef nf
 	free(args);
 	LLVMSetInstructionCallConv(nc, LLVMGetInstructionCallConv(c));
 	LLVMSetTailCallKind(nc, LLVMGetTailCallKind(c));
-	LLVMInstructionSetDebugLoc(nc, LLVMInstructionGetDebugLoc(c));
-	copy_attrs(c, nc, LLVMAttributeFunctionIndex, 1);
-	copy_attrs(c, nc, LLVMAttributeReturnIndex, 1);
-	for (unsigned i = 0; i < n; i++)
-		if (!ty[i])
-			copy_attrs(c, nc, i + 1, 1);
+	copy_attrs_but_byval(c, nc, ty, n, 1);
 	nv_remark(NV_REMARK_PASSED, "byval-args-by-value", "ByValue", c,
 	          "struct arguments of %s passed as values: stored into the call's parameters, "
 	          "not copied there from a local", LLVMGetValueName2(nf, &len));
-	if (LLVMGetTypeKind(LLVMTypeOf(c)) != LLVMVoidTypeKind)
-		LLVMReplaceAllUsesWith(c, nc);
-	LLVMInstructionEraseFromParent(c);
-	if (*name)
-		LLVMSetValueName2(nc, name, strlen(name));
-	free(name);
+	replace_call(c, nc);
 }
 
 unsigned
