@@ -16,7 +16,10 @@ fuzz_stage() {
 	NV_FUZZ_STAGE=$1 run "$TOP/bin/fuzz-ir" -runs="$2" -seed=1 -max_len=4096 -dict="$TOP/t/fuzz/ir.dict" \
 		-artifact_prefix="$BATS_TEST_TMPDIR/" "$BATS_TEST_TMPDIR/corpus"
 	[ "$status" -eq 0 ] || fail "$(grep -A20 ERROR <<<"$output" | head -40)"
-	assert_output --partial "Done $2 runs"
+	# libFuzzer stops at the first check past -runs: "Done 5021 runs" for 5000
+	# when a mutation batch crosses the limit, as the seed corpus decides
+	[[ "$output" =~ Done\ ([0-9]+)\ runs ]] || fail "libFuzzer did not say it finished"
+	[ "${BASH_REMATCH[1]}" -ge "$2" ] || fail "${BASH_REMATCH[1]} runs of $2"
 }
 
 @test "fuzz-ir: the analyses and nv-reflect survive a short libFuzzer run" {
