@@ -6,16 +6,12 @@ load helper
 setup_file() {
 	export MANY
 	MANY="$BATS_FILE_TMPDIR/many.cu"
-	# every benchmark kernel in one file, each in its own namespace, their
-	# headers first
-	{
-		grep -h '^#include' "$TOP"/bench/kernels/*.cu | sort -u
-		for f in "$TOP"/bench/kernels/*.cu; do
-			echo "namespace ns_$(basename "$f" .cu) {"
-			grep -v '^#include' "$f"
-			echo "}"
-		done
-	} >"$MANY"
+	# every benchmark kernel in one file, each in its own namespace
+	for f in "$TOP"/bench/kernels/*.cu; do
+		echo "namespace ns_$(basename "$f" .cu) {"
+		grep -v '^#include' "$f"
+		echo "}"
+	done >"$MANY"
 }
 
 setup() {
