@@ -100,6 +100,7 @@ nv_memory_align_local_arrays(LLVMModuleRef m)
  */
 
 #define EXTERN_SHARED_ALIGN 16
+#define ADDRSPACE_GENERIC 0
 #define ADDRSPACE_GLOBAL 1
 #define ADDRSPACE_SHARED 3
 
@@ -330,9 +331,6 @@ nv_memory_lower_aggr_copies(LLVMModuleRef m)
  * cvta.shared adds the shared window's base, so cvta(B + i) == cvta(B) + i.
  */
 
-#define SHARED_AS 3
-#define GENERIC_AS 0
-
 struct casts {
 	struct nv_ptrmap idx;   /* shared pointer -> index into gen[] */
 	LLVMValueRef *gen;      /* its generic twin */
@@ -353,7 +351,7 @@ is_ptr_in(LLVMValueRef v, unsigned as)
 static int
 converts_shared(LLVMValueRef v)
 {
-	return is_ptr_in(LLVMGetOperand(v, 0), SHARED_AS) && is_ptr_in(v, GENERIC_AS);
+	return is_ptr_in(LLVMGetOperand(v, 0), ADDRSPACE_SHARED) && is_ptr_in(v, ADDRSPACE_GENERIC);
 }
 
 static int
@@ -410,24 +408,35 @@ after_def(LLVMBuilderRef b, LLVMValueRef v)
 
 static LLVMValueRef generic_of(struct casts *c, LLVMValueRef v);
 
+/* gep (an instruction or a constant) with its indices and flags over base
+ * (a constant when gep is), a pointer in another address space: a
+ * constant, or an instruction at b's position. */
 static LLVMValueRef
-generic_gep(struct casts *c, LLVMValueRef gep)
+gep_over(LLVMBuilderRef b, LLVMValueRef gep, LLVMValueRef base)
 {
 	unsigned n = (unsigned)LLVMGetNumOperands(gep) - 1;
-	LLVMValueRef base = generic_of(c, LLVMGetOperand(gep, 0)), *ix = xmalloc(n * sizeof(*ix)), r;
+	LLVMValueRef *ix = xmalloc(n * sizeof(*ix)), r;
 	LLVMTypeRef ty = LLVMGetGEPSourceElementType(gep);
 	LLVMGEPNoWrapFlags fl = LLVMGEPGetNoWrapFlags(gep);
 
 	for (unsigned i = 0; i < n; i++)
 		ix[i] = LLVMGetOperand(gep, i + 1);
-	if (LLVMIsAConstant(gep)) {
+	if (LLVMIsAConstant(gep))
 		r = LLVMConstGEPWithNoWrapFlags(ty, base, ix, n, fl);
-	} else {
-		LLVMPositionBuilderBefore(c->b, gep);
-		r = LLVMBuildGEPWithNoWrapFlags(c->b, ty, base, ix, n, "", fl);
-	}
+	else
+		r = LLVMBuildGEPWithNoWrapFlags(b, ty, base, ix, n, "", fl);
 	free(ix);
 	return r;
+}
+
+static LLVMValueRef
+generic_gep(struct casts *c, LLVMValueRef gep)
+{
+	LLVMValueRef base = generic_of(c, LLVMGetOperand(gep, 0));
+
+	if (!LLVMIsAConstant(gep))
+		LLVMPositionBuilderBefore(c->b, gep);
+	return gep_over(c->b, gep, base);
 }
 
 /* The generic pointer equal to shared pointer v: a GEP chain over one
@@ -437,7 +446,7 @@ static LLVMValueRef
 generic_of(struct casts *c, LLVMValueRef v)
 {
 	unsigned k = nv_ptrmap_get(&c->idx, v);
-	LLVMTypeRef gp = LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(v)), GENERIC_AS);
+	LLVMTypeRef gp = LLVMPointerTypeInContext(LLVMGetTypeContext(LLVMTypeOf(v)), ADDRSPACE_GENERIC);
 	LLVMValueRef g;
 
 	if (k != NV_NONE)
@@ -468,7 +477,7 @@ erase_dead_geps(LLVMValueRef f)
 		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
 			for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
 				next = LLVMGetNextInstruction(i);
-				if (LLVMIsAGetElementPtrInst(i) && !LLVMGetFirstUse(i) && is_ptr_in(i, SHARED_AS)) {
+				if (LLVMIsAGetElementPtrInst(i) && !LLVMGetFirstUse(i) && is_ptr_in(i, ADDRSPACE_SHARED)) {
 					LLVMInstructionEraseFromParent(i);
 					again = 1;
 				}
@@ -1160,27 +1169,20 @@ struct memspace {
 static LLVMValueRef
 specific_ptr(struct memspace *s, LLVMValueRef v, unsigned depth)
 {
-	LLVMValueRef base, nu, *idx;
-	unsigned n;
+	LLVMValueRef base;
 
 	if (LLVMIsAAddrSpaceCastInst(v) || (LLVMIsAConstantExpr(v) && LLVMGetConstOpcode(v) == LLVMAddrSpaceCast)) {
 		LLVMValueRef src = LLVMGetOperand(v, 0);
-		unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(src));
 
-		return as == ADDRSPACE_GLOBAL || as == ADDRSPACE_SHARED ? src : NULL;
+		return is_ptr_in(src, ADDRSPACE_GLOBAL) || is_ptr_in(src, ADDRSPACE_SHARED) ? src : NULL;
 	}
-	if (!LLVMIsAGetElementPtrInst(v) || depth > 16)
+	/* a constant GEP too: InferAddressSpaces leaves a fixed offset into a
+	 * shared array as `gep (addrspacecast @sh), K` in the operand */
+	if ((!LLVMIsAGetElementPtrInst(v) && !is_const_gep(v)) || depth > 16)
 		return NULL;
 	if (!(base = specific_ptr(s, LLVMGetOperand(v, 0), depth + 1)))
 		return NULL;
-	n = (unsigned)LLVMGetNumOperands(v) - 1;
-	idx = xmalloc(n * sizeof(*idx));
-	for (unsigned i = 0; i < n; i++)
-		idx[i] = LLVMGetOperand(v, i + 1);
-	nu = LLVMBuildGEPWithNoWrapFlags(s->b, LLVMGetGEPSourceElementType(v), base, idx, n, "",
-	                                 LLVMGEPGetNoWrapFlags(v));
-	free(idx);
-	return nu;
+	return gep_over(s->b, v, base);
 }
 
 /* Erase v and the chain under it that nothing else uses. */
