@@ -501,3 +501,23 @@ CU
 	off=$(frame "$BATS_TEST_TMPDIR/off.ptx")
 	[ "$on" -lt "$off" ] || fail "stack frame $on bytes with the pass, $off without"
 }
+
+@test "sass-ops.py: a usage line without a cubin; one line for a missing, non-ELF or truncated file" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	run --separate-stderr python3 "$BATS_TEST_DIRNAME/sass-ops.py"
+	assert_failure 1
+	[ "$stderr" = "usage: sass-ops.py FILE.cubin [KERNEL]" ] || fail "$stderr"
+	run --separate-stderr python3 "$BATS_TEST_DIRNAME/sass-ops.py" "$FIXTURES/basr.ll"
+	assert_failure 1
+	[ "$stderr" = "sass-ops.py: $FIXTURES/basr.ll: not an ELF file" ] || fail "$stderr"
+	assert_output ""
+	run --separate-stderr python3 "$BATS_TEST_DIRNAME/sass-ops.py" "$BATS_TEST_TMPDIR/none.cubin"
+	assert_failure 1
+	[ "$stderr" = "sass-ops.py: $BATS_TEST_TMPDIR/none.cubin: No such file or directory" ] || fail "$stderr"
+	# an ELF header whose section table lies past the end
+	printf '\177ELF' >"$BATS_TEST_TMPDIR/cut.cubin"
+	head -c 200 /dev/zero | tr '\0' '\377' >>"$BATS_TEST_TMPDIR/cut.cubin"
+	run --separate-stderr python3 "$BATS_TEST_DIRNAME/sass-ops.py" "$BATS_TEST_TMPDIR/cut.cubin"
+	assert_failure 1
+	[ "$stderr" = "sass-ops.py: $BATS_TEST_TMPDIR/cut.cubin: truncated or corrupt ELF file" ] || fail "$stderr"
+}

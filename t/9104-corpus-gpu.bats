@@ -85,6 +85,7 @@ setup() {
 	[ ! -e b.tar.gz ]
 	run sh "$CG" run -t soon b.tar.gz
 	assert_failure 2
+	assert_output "corpus-gpu: run: -t and -d want whole seconds"
 	run sh "$CG" pack -o b.tar.gz -l list b 'no good=v'
 	assert_failure 2
 	assert_output "corpus-gpu: pack: bad variant name in 'no good=v'"

@@ -29,11 +29,18 @@ def texts(data):
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit('usage: sass-ops.py FILE.cubin [KERNEL]')
-    with open(sys.argv[1], 'rb') as f:
-        data = f.read()
+    try:
+        with open(sys.argv[1], 'rb') as f:
+            data = f.read()
+    except OSError as e:
+        sys.exit('sass-ops.py: %s: %s' % (sys.argv[1], e.strerror))
     if data[:4] != b'\x7fELF':
         sys.exit('sass-ops.py: %s: not an ELF file' % sys.argv[1])
-    for name, text in texts(data):
+    try:
+        kernels = list(texts(data))
+    except (struct.error, ValueError, OverflowError, IndexError):
+        sys.exit('sass-ops.py: %s: truncated or corrupt ELF file' % sys.argv[1])
+    for name, text in kernels:
         if len(sys.argv) == 3 and name != sys.argv[2]:
             continue
         count = {}
