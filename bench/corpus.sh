@@ -88,8 +88,9 @@ entries() {
 # its body (bench/run.sh's count, but a statement over several lines, as
 # call.uni is printed, counts once).  Inline assembly opens and closes its
 # own blocks on the lines of its statements ("{.reg .f16 low;" ...
-# "mov.b32 %r1, {low,low};}"): a brace that opens a line or closes one
-# after its statement is a block's, one inside a statement an operand's.
+# "mov.b32 %r1, {low,low};}"): a brace that opens a line outside a
+# statement or closes one after its statement is a block's, one inside a
+# statement an operand's (wmma.mma's vectors open the lines it goes on to).
 kernel_insts() {
 	awk '
 	{ sub(/\/\/.*/, ""); gsub(/^[ \t]+|[ \t]+$/, "") }
@@ -100,7 +101,7 @@ kernel_insts() {
 	}
 	depth == 0 && /\.func[ \t]/ { cur = ""; next }
 	{
-		for (opn = 0; substr($0, 1, 1) == "{"; opn++) { $0 = substr($0, 2); sub(/^[ \t]+/, "") }
+		for (opn = 0; st == "" && substr($0, 1, 1) == "{"; opn++) { $0 = substr($0, 2); sub(/^[ \t]+/, "") }
 		for (cls = 0; $0 == "}" || $0 ~ /;[ \t]*}$/; cls++) sub(/[ \t]*}$/, "")
 		depth += opn
 		if (opn) st = ""

@@ -155,6 +155,32 @@ tiny/good.cu,ok"
 	[ -s "$BATS_TEST_TMPDIR/o/corpus.csv" ]
 }
 
+@test "corpus.sh: a statement over several lines counts once, braced operands and all" {
+	need_nvcc
+	# wmma.mma goes on over lines that begin with its vector operands' braces
+	mkdir -p "$BATS_TEST_TMPDIR/mma"
+	cat >"$BATS_TEST_TMPDIR/mma/mma.cu" <<-'EOF'
+		__global__ void mma(const int *a, const int *b, float *c)
+		{
+			int fa[8], fb[8];
+			float acc[8] = { 0 };
+			__hmma_m16n16k16_ld_a(fa, a, 16, 0);
+			__hmma_m16n16k16_ld_b(fb, b, 16, 0);
+			__hmma_m16n16k16_mma_f32f32(acc, fa, fb, acc, 0, 0);
+			__hmma_m16n16k16_st_c_f32(c, acc, 16, 0);
+		}
+		__global__ void after(int *x) { x[threadIdx.x] = 1; }
+	EOF
+	run sh "$TOP/bench/corpus.sh" -o "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/mma"
+	assert_success
+	grep -q '^[[:space:]]*{%r' "$BATS_TEST_TMPDIR/o/corpus/mma/mma.cu.lite.ptx"
+	# both kernels counted for both compilers, the wmma one at a handful
+	# of statements (not 0, not the file's)
+	run cat "$BATS_TEST_TMPDIR/o/corpus.csv"
+	assert_line --regexp '^mma/mma\.cu,_Z3mmaPKiS0_Pf,[0-9]+,0,0,([5-9]|[1-3][0-9]),[0-9]+,0,0,([5-9]|[1-3][0-9])$'
+	assert_line --regexp '^mma/mma\.cu,_Z5afterPi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+$'
+}
+
 @test "corpus.sh refuses what it does not understand" {
 	run -2 sh "$TOP/bench/corpus.sh" -q "$TINY"
 	assert_output "corpus: unknown option '-q' (try --help)"
