@@ -6,7 +6,7 @@
 # spills, stack and PTX instructions for both.  See bench/README.md.
 #
 #   sh bench/corpus.sh [-j N] [-o DIR] [-k REGEX] [-x REGEX] [-f LIST] [-n N]
-#                      [-X KNOB,...] [-r DIR] DIR...
+#                      [-X KNOB,...] [-r DIR] [-C] DIR...
 #
 #   -j N          compile N files at once (default 1; quote times from -j 1)
 #   -o DIR        output directory (default bench/out, or BENCH_OUT)
@@ -20,6 +20,9 @@
 #   -r DIR        reuse nvcc's PTX, ptxas -v and time from the earlier run
 #                 whose output directory is DIR, for each file it compiled
 #                 with the same flags (nvcc-lite is always run)
+#   -C            also plain LLVM: the clang command nvcc-lite's -dryrun
+#                 gives each file nvcc-lite compiles, with clang's -O3
+#                 pipeline and libdevice instead of nvcc-lite's stages
 #
 # CORPUS is a directory's base name (cuda-samples), PATH a .cu file's path
 # under it.  Extra flags for both compilers come from bench/corpus/CORPUS.flags
@@ -34,13 +37,14 @@
 # DIR/corpus/CORPUS/PATH.*, and the summary on stdout.  Exit 0 when the
 # bar of issue #22 is met (nvcc-lite compiles at least 98% of the files
 # nvcc compiles, ptxas accepts all its PTX, every kernel set is nvcc's),
-# 1 when it is not, 2 on a usage error.
+# 1 when it is not, 2 on a usage error.  With -C, the clang_* columns and a
+# table of nvcc-lite against plain clang.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${BENCH_OUT:-$top/bench/out}
-jobs=1 keep='' drop='' list='' limit=0 knobs='' reuse=''
+jobs=1 keep='' drop='' list='' limit=0 knobs='' reuse='' plain=''
 arch=sm_90
-usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "corpus: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
 	-n) limit=${2:?}; shift 2 ;;
 	-X) knobs=${2:?}; shift 2 ;;
 	-r) reuse=${2:?}; shift 2 ;;
+	-C) plain=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option '$1' (try --help)" ;;
@@ -73,6 +78,23 @@ lite=${NVCC_LITE:-$top/bin/nvcc-lite}
 [ -x "$lite" ] || die "$lite is not built (run make)"
 nvcc=$(find_tool nvcc "$cuda/bin") || die "nvcc is not installed: the corpus is measured against it"
 ptxas=$(find_tool ptxas "$cuda/bin") || die "ptxas is not installed"
+
+# clang_ptx SRC OUT: plain LLVM on SRC, PTX to OUT.  The command is the
+# clang nvcc-lite runs (its -dryrun line without the header cache: the same
+# front end, defines and 32-bit shared pointers) with LLVM's -O3 pipeline
+# left on and libdevice linked by clang; so what differs from nvcc-lite is
+# its stages alone.
+clang_ptx() {
+	# shellcheck disable=SC2086
+	cmd=$(cd "$(dirname "$1")" && "$lite" -no-cache -ptx -arch=$arch -O3 $flags "$1" -o /dev/null -dryrun 2>/dev/null |
+		grep -m 1 -e ' --cuda-device-only ') || { echo "corpus: no clang command in nvcc-lite -dryrun" >&2; return 1; }
+	cmd=$(printf '%s\n' "$cmd" | sed -e 's/ -Xclang -disable-llvm-passes//' -e 's/ -nocudalib//' \
+		-e 's/ -emit-llvm -c / -S /' -e 's/ -o "\$tmp\/[^"]*"$//')
+	case $cmd in
+	*'$tmp'* | *' -emit-llvm '* | *' -include-pch '*) echo "corpus: nvcc-lite -dryrun's clang command is not the one expected" >&2; return 1 ;;
+	esac
+	(cd "$(dirname "$1")" && clang_out=$2 && eval "$cmd"' -o "$clang_out"')
+}
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
@@ -139,7 +161,7 @@ one() {
 	mkdir -p "$(dirname "$art")"
 	rm -f "$art".*
 	flags=$(corpus_flags "$root" "$rel" | tr '\n' ' ' | sed 's/  */ /g; s/^ //; s/ $//')
-	nvcc_ms=- lite_ms=- nk=- lk=- ent=- px=- err='' only_n='' only_l='' status=ok
+	nvcc_ms=- lite_ms=- nk=- lk=- ent=- px=- err='' only_n='' only_l='' status=ok cl=-
 	# the flags split on blanks, never globbed
 	set -f
 	printf '%s\n' "$flags" >"$art.flags"
@@ -190,11 +212,24 @@ one() {
 			px=reject status=ptxas-reject err=$(first_error "$art.lite.ptxas" "$out/corpus" corpus)
 		fi
 		[ $status = ok ] && [ $ent = differ ] && status=entry-mismatch
-		# a row per kernel of either: nvcc's numbers, then nvcc-lite's
-		for c in nvcc lite; do
+		cs='nvcc lite'
+		if [ -n "$plain" ]; then
+			set -f
+			if ! clang_ptx "$src" "$art.clang.ptx" >"$art.clang.err" 2>&1; then
+				cl=fail
+			elif "$ptxas" $pc -v -arch=$arch "$art.clang.ptx" -o /dev/null >"$art.clang.ptxas" 2>&1; then
+				cl=ok cs='nvcc lite clang'
+				entries "$art.clang.ptx" >"$art.clang.entries"
+			else
+				cl=reject
+			fi
+			set +f
+		fi
+		# a row per kernel of either: nvcc's numbers, nvcc-lite's, clang's
+		for c in $cs; do
 			kernel_ptxas "$art.$c.ptxas" | sed "s/^/$c P /"
 			kernel_insts "$art.$c.ptx" | sed "s/^/$c I /"
-			sed "s/^/$c E /" "$art.$c.entries"
+			[ $c = clang ] || sed "s/^/$c E /" "$art.$c.entries"
 		done | awk -v key="$key" '
 		$2 == "E" { if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 } }
 		$2 == "P" { p[$1, $3] = $4 "\t" $5 "\t" $6 }
@@ -202,11 +237,14 @@ one() {
 		function cols(c, k) {
 			return (((c, k) in p) ? p[c, k] : "-\t-\t-") "\t" (((c, k) in ins) ? ins[c, k] : "-")
 		}
-		END { for (i = 1; i <= n; i++) print key "\t" order[i] "\t" cols("nvcc", order[i]) "\t" cols("lite", order[i]) }
+		END {
+			for (i = 1; i <= n; i++)
+				print key "\t" order[i] "\t" cols("nvcc", order[i]) "\t" cols("lite", order[i]) "\t" cols("clang", order[i])
+		}
 		' >"$res.kern"
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$status" "$nvcc_ms" "$lite_ms" \
-		"$nk" "$lk" "$ent" "$px" "$err" "$only_n" "$only_l" "$flags" >"$res.file"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$status" "$nvcc_ms" "$lite_ms" \
+		"$nk" "$lk" "$ent" "$px" "$err" "$only_n" "$only_l" "$flags" "$cl" >"$res.file"
 	printf '%-15s %s\n' "$status" "$key" >&2
 }
 
@@ -259,16 +297,16 @@ csv='
 function q(s) { if (s ~ /[",\n]/ || s ~ /^ /) { gsub(/"/, "\"\"", s); s = "\"" s "\"" } return s }
 function row(   i, s) { s = q($1); for (i = 2; i <= NF; i++) s = s "," q($i); return s }'
 {
-	echo "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts"
+	echo "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts,clang_regs,clang_spill_bytes,clang_stack_bytes,clang_ptx_insts"
 	awk -F'\t' "$csv"' { print row() }' "$work/kerns"
 } >"$out/corpus.csv"
 {
-	echo "file,status,nvcc_ms,lite_ms,nvcc_kernels,lite_kernels,entries,ptxas,first_error,only_nvcc,only_lite,flags"
+	echo "file,status,nvcc_ms,lite_ms,nvcc_kernels,lite_kernels,entries,ptxas,first_error,only_nvcc,only_lite,flags,clang"
 	awk -F'\t' "$csv"' { print row() }' "$work/files"
 } >"$out/corpus-files.csv"
 
 awk -F'\t' -v md="$out/corpus.md" -v jobs="$jobs" -v nvcc_v="$nvcc_v" -v lite_v="$lite_v" \
-    -v lite="$lite" -v names="$names" -v arch="$arch" -v knobs="$knobs" -v reuse="$reuse" '
+    -v lite="$lite" -v names="$names" -v arch="$arch" -v knobs="$knobs" -v reuse="$reuse" -v plain="$plain" '
 function corpus(k) { sub(/\/.*/, "", k); return k }
 function cell(s) { gsub(/\|/, "\\|", s); return s }
 function pct(a, b) { return b ? sprintf("%d (%.1f%%)", a, 100 * a / b) : a "" }
@@ -287,6 +325,7 @@ part == 1 {
 		if ($7 == "differ") mis[g]++
 		if ($2 == "ok") good[g]++
 		if ($3 != "-" && $4 != "-") { ts[g] += log(mx1($4) / mx1($3)); tn[g]++; nms[g] += $3; lms[g] += $4 }
+		if ($13 == "fail" || $13 == "reject") cbad[g]++
 	}
 	if ($2 == "lite-fail") {
 		m = $9
@@ -307,6 +346,12 @@ part == 1 {
 		ss[g] += log(($8 + 1) / ($4 + 1))
 		ks[g] += log(($9 + 1) / ($5 + 1))
 		is[g] += log(mx1($10) / mx1($6))
+		if ($11 == "-" || $14 == "-") continue
+		cn[g]++
+		cr[g] += log(mx1($11) / mx1($3)); clr[g] += log(mx1($7) / mx1($3)); lc[g] += log(mx1($7) / mx1($11))
+		lcs[g] += log(($8 + 1) / ($12 + 1)); lck[g] += log(($9 + 1) / ($13 + 1)); lci[g] += log(mx1($10) / mx1($14))
+		if ($7 < $11) fewer[g]++
+		if ($7 > $11) more[g]++
 	}
 }
 END {
@@ -346,6 +391,25 @@ END {
 		print line " |" >md
 	}
 	print "\nRegisters and instructions as max(x,1); a kernel counts when both PTX files pass ptxas." >md
+	if (plain) {
+		split("kernels all three compile|registers, clang / nvcc|registers, nvcc-lite / nvcc|registers, nvcc-lite / clang|spill bytes (x+1), nvcc-lite / clang|stack bytes (x+1), nvcc-lite / clang|PTX instructions, nvcc-lite / clang|kernels, fewer / more registers than clang|files clang fails on or ptxas rejects", lab, "|")
+		print "" >md
+		h = "| geomean against plain clang -O3"; s = "|---|"
+		for (j = 1; j <= ng; j++) { h = h " | " grp[j]; s = s "---|" }
+		print h " |" >md; print s >md
+		for (r = 1; r <= 9; r++) {
+			line = "| " lab[r]
+			for (j = 1; j <= ng; j++) {
+				g = grp[j]
+				v = r == 1 ? cn[g] + 0 : r == 2 ? gm(cr[g], cn[g]) : r == 3 ? gm(clr[g], cn[g]) : r == 4 ? gm(lc[g], cn[g]) : \
+				    r == 5 ? gm(lcs[g], cn[g]) : r == 6 ? gm(lck[g], cn[g]) : r == 7 ? gm(lci[g], cn[g]) : \
+				    r == 8 ? (fewer[g] + 0) " / " (more[g] + 0) : cbad[g] + 0
+				line = line " | " v
+			}
+			print line " |" >md
+		}
+		print "\nclang: the clang command of nvcc-lite'\''s -dryrun, with LLVM'\''s -O3 pipeline and libdevice instead of nvcc-lite'\''s stages." >md
+	}
 	if (ncause) {
 		print "\n## nvcc-lite failures by cause\n\n| files | first error, its place left out |\n|---|---|" >md
 		# most files first

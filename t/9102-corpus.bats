@@ -67,12 +67,12 @@ need_nvcc() {
 	# the bar is not met: nvcc-lite fails on one of four files, one kernel set differs
 	assert_equal "$RC" 1
 	run cat "$OUT/corpus-files.csv"
-	assert_line --index 0 "file,status,nvcc_ms,lite_ms,nvcc_kernels,lite_kernels,entries,ptxas,first_error,only_nvcc,only_lite,flags"
-	assert_line --regexp '^tiny/good\.cu,ok,[0-9]+,[0-9]+,2,2,same,ok,,,,$'
-	assert_line --regexp '^tiny/syntax\.cu,nvcc-fail,-,-,-,-,-,-,"?tiny/syntax\.cu.*error.*,,,$'
-	assert_line --regexp '^tiny/breaks\.cu,lite-fail,[0-9]+,-,-,-,-,-,tiny/breaks\.cu:1:7: error: this nvcc-lite is made to fail,,,$'
-	assert_line --regexp '^tiny/mismatch\.cu,entry-mismatch,[0-9]+,[0-9]+,1,2,differ,ok,,,_Z5extraPi,$'
-	assert_line --regexp "^tiny/sub/flagged\.cu,ok,.*,-DSCALE=2\.0f -I$TINY/sub\$"
+	assert_line --index 0 "file,status,nvcc_ms,lite_ms,nvcc_kernels,lite_kernels,entries,ptxas,first_error,only_nvcc,only_lite,flags,clang"
+	assert_line --regexp '^tiny/good\.cu,ok,[0-9]+,[0-9]+,2,2,same,ok,,,,,-$'
+	assert_line --regexp '^tiny/syntax\.cu,nvcc-fail,-,-,-,-,-,-,"?tiny/syntax\.cu.*error.*,,,,-$'
+	assert_line --regexp '^tiny/breaks\.cu,lite-fail,[0-9]+,-,-,-,-,-,tiny/breaks\.cu:1:7: error: this nvcc-lite is made to fail,,,,-$'
+	assert_line --regexp '^tiny/mismatch\.cu,entry-mismatch,[0-9]+,[0-9]+,1,2,differ,ok,,,_Z5extraPi,,-$'
+	assert_line --regexp "^tiny/sub/flagged\.cu,ok,.*,-DSCALE=2\.0f -I$TINY/sub,-\$"
 	run cat "$BATS_FILE_TMPDIR/stderr"
 	assert_line --regexp '^lite-fail +tiny/breaks\.cu$'
 }
@@ -80,10 +80,11 @@ need_nvcc() {
 @test "corpus.sh: a row per kernel with both compilers' numbers" {
 	need_nvcc
 	run cat "$OUT/corpus.csv"
-	assert_line --index 0 "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts"
-	assert_line --regexp '^tiny/good\.cu,scale,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+$'
-	assert_line --regexp '^tiny/good\.cu,_Z3addPiPKi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+$'
-	assert_line --regexp '^tiny/mismatch\.cu,_Z5extraPi,-,-,-,-,[0-9]+,0,0,[0-9]+$'
+	assert_line --index 0 "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts,clang_regs,clang_spill_bytes,clang_stack_bytes,clang_ptx_insts"
+	# no -C: no clang columns
+	assert_line --regexp '^tiny/good\.cu,scale,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-$'
+	assert_line --regexp '^tiny/good\.cu,_Z3addPiPKi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-$'
+	assert_line --regexp '^tiny/mismatch\.cu,_Z5extraPi,-,-,-,-,[0-9]+,0,0,[0-9]+,-,-,-,-$'
 	assert_line --regexp '^tiny/sub/flagged\.cu,_Z7flaggedPf,'
 	refute_output --partial "breaks.cu"
 	# the instruction count is the entry body's statements
@@ -155,6 +156,42 @@ tiny/good.cu,ok"
 	[ -s "$BATS_TEST_TMPDIR/o/corpus.csv" ]
 }
 
+@test "corpus.sh: -C adds plain clang -O3, nvcc-lite's own clang command with LLVM's pipeline" {
+	need_nvcc
+	# a stand-in nvcc-lite whose -dryrun for flagged.cu names no clang
+	cat >"$BATS_TEST_TMPDIR/lite" <<-EOF
+		#!/bin/sh
+		case " \$* " in *" -dryrun "*flagged.cu*|*flagged.cu*" -dryrun "*) echo 'echo no front end here'; exit 0 ;; esac
+		exec "$TOP/bin/nvcc-lite" "\$@"
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/lite"
+	NVCC_LITE="$BATS_TEST_TMPDIR/lite" run sh "$TOP/bench/corpus.sh" -C -k 'good|flagged' -r "$OUT" -o "$BATS_TEST_TMPDIR/o" "$TINY"
+	assert_success
+	run cut -d, -f1,2,13 "$BATS_TEST_TMPDIR/o/corpus-files.csv"
+	assert_output "file,status,clang
+tiny/good.cu,ok,ok
+tiny/sub/flagged.cu,ok,fail"
+	grep -q "no clang command in nvcc-lite -dryrun" "$BATS_TEST_TMPDIR/o/corpus/tiny/sub/flagged.cu.clang.err"
+	# clang's numbers beside the others; flagged.cu keeps nvcc-lite's
+	run cat "$BATS_TEST_TMPDIR/o/corpus.csv"
+	assert_line --regexp '^tiny/good\.cu,scale,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+$'
+	assert_line --regexp '^tiny/good\.cu,_Z3addPiPKi,([0-9]+,0,0,[0-9]+,){2}[0-9]+,0,0,[0-9]+$'
+	assert_line --regexp '^tiny/sub/flagged\.cu,_Z7flaggedPf,([0-9]+,0,0,[0-9]+,){2}-,-,-,-$'
+	# the PTX is clang's, not nvcc-lite's: clang's back end marks each function, nv-llc does not
+	grep -q -- '-- Begin function scale' "$BATS_TEST_TMPDIR/o/corpus/tiny/good.cu.clang.ptx"
+	run grep -c -- '-- Begin function' "$BATS_TEST_TMPDIR/o/corpus/tiny/good.cu.lite.ptx"
+	assert_output 0
+	grep -q '\.entry scale' "$BATS_TEST_TMPDIR/o/corpus/tiny/good.cu.clang.ptx"
+	run cat "$BATS_TEST_TMPDIR/o/corpus.md"
+	assert_line "| kernels all three compile | 2 | 2 |"
+	assert_line "| files clang fails on or ptxas rejects | 1 | 1 |"
+	assert_line --regexp '^\| registers, nvcc-lite / clang \| [0-9.]+ \| [0-9.]+ \|$'
+	assert_line --regexp '^\| kernels, fewer / more registers than clang \| [0-9]+ / [0-9]+ \|'
+	# without -C there is no such table
+	run grep -c "against plain clang" "$OUT/corpus.md"
+	assert_output 0
+}
+
 @test "corpus.sh: a statement over several lines counts once, braced operands and all" {
 	need_nvcc
 	# wmma.mma goes on over lines that begin with its vector operands' braces
@@ -177,8 +214,8 @@ tiny/good.cu,ok"
 	# both kernels counted for both compilers, the wmma one at a handful
 	# of statements (not 0, not the file's)
 	run cat "$BATS_TEST_TMPDIR/o/corpus.csv"
-	assert_line --regexp '^mma/mma\.cu,_Z3mmaPKiS0_Pf,[0-9]+,0,0,([5-9]|[1-3][0-9]),[0-9]+,0,0,([5-9]|[1-3][0-9])$'
-	assert_line --regexp '^mma/mma\.cu,_Z5afterPi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+$'
+	assert_line --regexp '^mma/mma\.cu,_Z3mmaPKiS0_Pf,[0-9]+,0,0,([5-9]|[1-3][0-9]),[0-9]+,0,0,([5-9]|[1-3][0-9]),-,-,-,-$'
+	assert_line --regexp '^mma/mma\.cu,_Z5afterPi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-$'
 }
 
 @test "corpus.sh refuses what it does not understand" {
