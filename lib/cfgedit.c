@@ -191,9 +191,25 @@ nv_cfg_sreg_read(LLVMValueRef i)
 	LLVMValueRef callee;
 	size_t len;
 
+	/* fixed for the thread's life; not clock, clock64, globaltimer, smid,
+	 * warpid (which PTX says may change as the thread is rescheduled), or
+	 * the performance counters */
+	static const char *const fixed[] = {
+		"tid.", "ntid.", "ctaid.", "nctaid.", "laneid", "warpsize", "lanemask.", "gridid",
+		"clusterid.", "nclusterid.", "cluster.ctaid.", "cluster.nctaid.", "cluster.ctarank",
+		"cluster.nctarank", "is.explicit.cluster",
+	};
+	const char *name;
+
 	if (!LLVMIsACallInst(i) || !(callee = LLVMGetCalledValue(i)) || !LLVMIsAFunction(callee))
 		return 0;
-	return !strncmp(LLVMGetValueName2(callee, &len), "llvm.nvvm.read.ptx.sreg.", 24);
+	name = LLVMGetValueName2(callee, &len);
+	if (strncmp(name, "llvm.nvvm.read.ptx.sreg.", 24))
+		return 0;
+	for (size_t k = 0; k < sizeof(fixed) / sizeof(*fixed); k++)
+		if (!strncmp(name + 24, fixed[k], strlen(fixed[k])))
+			return 1;
+	return 0;
 }
 
 void

@@ -21,8 +21,10 @@ unsigned nv_cfg_delete_unreachable(LLVMValueRef fn,
 /* Does i compute a value from its operands and do nothing else: no memory,
  * no call, nothing that can trap (no division)?  Phis included. */
 int nv_cfg_pure(LLVMValueRef i);
-/* Is i a read of a PTX special register (llvm.nvvm.read.ptx.sreg.*):
- * a value that is the same wherever the thread reads it, writing nothing? */
+/* Is i a read of a PTX special register (llvm.nvvm.read.ptx.sreg.*)
+ * whose value is the same wherever the thread reads it (tid, ctaid, the
+ * dimensions, laneid, ...; not clock, globaltimer, smid or warpid),
+ * writing nothing? */
 int nv_cfg_sreg_read(LLVMValueRef i);
 /* Move instruction i, keeping its name, to just before `before` (in the
  * same function; the caller keeps operands dominating). */

@@ -280,6 +280,22 @@ body() {
 	assert_success
 }
 
+@test "a clock or timer read is neither recomputed where it is used nor moved; tid.x is" {
+	F="$FIXTURES/remat-clock.ll"
+	remat -remat-maxreg-ceiling=2 -remat-iv=0 -simplify-live-out=0 -pass-remarks=nv-remat
+	# under the same pressure tid.x is recomputed after the loop...
+	assert_line -p "in function 'timed': 'tid' recomputed in 1 blocks (uclone_1 instructions"
+	body timed | grep -q '%uclone_tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()'
+	# ...the start times are not: a second read there would time nothing
+	refute_line -p "'t0' recomputed"
+	refute_line -p "'g0' recomputed"
+	run bash -c "sed -n '/@timed(/,/^}/p' '$OUT' | grep -cE 'call i(32|64) @llvm.nvvm.read.ptx.sreg.(clock|globaltimer)'"
+	assert_output 4
+	# nor sunk past the load below them
+	run bash -c "sed -n '/@timed(/,/^}/p' '$OUT' | grep -oE '^  %(t0|g0|first) =' | tr -d ' =' | tr '\\n' ' '"
+	assert_output '%t0 %g0 %first '
+}
+
 @test "where the program's own limit binds (.maxnreg), the cost filters do not keep a value live: ptxas would spill it" {
 	# the remat knob's ceiling: -remat-single-cost-limit=0 refuses every value
 	run --separate-stderr nv-remat -remat-maxreg-ceiling=2 -remat-single-cost-limit=0 -simplify-live-out=0 \
