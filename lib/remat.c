@@ -27,6 +27,7 @@ nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm)
 	o->sm = sm;
 	o->do_remat = (int)nv_knob_int(NV_KNOB_DO_REMAT);
 	o->iv = (int)nv_knob_int(NV_KNOB_REMAT_IV);
+	o->opaque_sreg = (int)nv_knob_int(NV_KNOB_REMAT_OPAQUE_SREG);
 	o->load = (int)nv_knob_int(NV_KNOB_REMAT_LOAD);
 	o->nlo = (int)nv_knob_int(NV_KNOB_SIMPLIFY_LIVE_OUT);
 	o->narrow = (int)nv_knob_int(NV_KNOB_REMAT_NARROW);
@@ -325,25 +326,55 @@ clone_find(const struct fn *s, LLVMValueRef orig, LLVMBasicBlockRef bb)
 	return NULL;
 }
 
-/* Clone v (and what it needs) at the top of block b, named prefix + name. */
+/* The PTX name of the thread's index or dimension register v reads
+ * (llvm.nvvm.read.ptx.sreg.tid.x: "tid.x"), or NULL. */
+static const char *
+index_sreg(LLVMValueRef v)
+{
+	static const char *const regs[] = { "tid.", "ntid.", "ctaid.", "nctaid.", "laneid" };
+	const char *name;
+	size_t len;
+
+	if (!nv_cfg_sreg_read(v) || LLVMTypeOf(v) != LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(v))))
+		return NULL;
+	name = LLVMGetValueName2(LLVMGetCalledValue(v), &len) + 24;
+	for (size_t k = 0; k < sizeof(regs) / sizeof(*regs); k++)
+		if (!strncmp(name, regs[k], strlen(regs[k])))
+			return name;
+	return NULL;
+}
+
+/* Clone v (and what it needs) at the top of block b, named prefix + name.
+ * A read of the thread's index or dimensions cloned into a block no deeper
+ * in loops (after a loop) is inline assembly: LLVM's machine CSE would
+ * merge a plain copy with the read it copies, and every chain over it with
+ * the original, so that the value stayed live through the loop after all;
+ * ptxas reads the register again, as for cicc's rematerialized %tid.x. */
 static LLVMValueRef
 clone_into(struct fn *s, LLVMValueRef v, unsigned b, const char *prefix)
 {
 	LLVMBasicBlockRef bb = s->a.g.bb[b];
 	LLVMValueRef c = clone_find(s, v, bb), at;
 	int n = LLVMGetNumOperands(v);
+	const char *reg = NULL;
 	char *name;
 
 	if (c)
 		return c;
-	c = LLVMInstructionClone(v);
-	for (int i = 0; i < n; i++) {
-		LLVMValueRef op = LLVMGetOperand(v, (unsigned)i);
+	/* Not into a deeper loop: there a copy would be read every trip, and
+	 * machine LICM hoists a plain one back out. */
+	if (s->o->opaque_sreg && loop_depth(s, b) <= loop_depth(s, block_of(s, v)))
+		reg = index_sreg(v);
+	if (!reg) {
+		c = LLVMInstructionClone(v);
+		for (int i = 0; i < n; i++) {
+			LLVMValueRef op = LLVMGetOperand(v, (unsigned)i);
 
-		if (LLVMIsACallInst(v) && i == n - 1)
-			break;
-		if (!available(s, op, b))
-			LLVMSetOperand(c, (unsigned)i, clone_into(s, op, b, "remat_"));
+			if (LLVMIsACallInst(v) && i == n - 1)
+				break;
+			if (!available(s, op, b))
+				LLVMSetOperand(c, (unsigned)i, clone_into(s, op, b, "remat_"));
+		}
 	}
 	at = first_insertion_point(bb);
 	/* Clones of this round stay in the order they were made. */
@@ -352,7 +383,16 @@ clone_into(struct fn *s, LLVMValueRef v, unsigned b, const char *prefix)
 			at = LLVMGetNextInstruction(s->cl[i].clone);
 	LLVMPositionBuilderBefore(s->b, at);
 	name = xasprintf("%s%s", prefix, value_name(v));
-	LLVMInsertIntoBuilderWithName(s->b, c, name);
+	if (reg) {
+		LLVMTypeRef t = LLVMTypeOf(v), ft = LLVMFunctionType(t, NULL, 0, 0);
+		char *text = xasprintf("mov.u32 $0, %%%s;", reg);
+		LLVMValueRef fn = LLVMGetInlineAsm(ft, text, strlen(text), "=r", 2, 0, 0, LLVMInlineAsmDialectATT, 0);
+
+		c = LLVMBuildCall2(s->b, ft, fn, NULL, 0, name);
+		free(text);
+	} else {
+		LLVMInsertIntoBuilderWithName(s->b, c, name);
+	}
 	free(name);
 	if (s->ncl == s->capcl) {
 		s->capcl = s->capcl ? 2 * s->capcl : 64;

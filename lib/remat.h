@@ -54,6 +54,7 @@ struct nv_remat_opts {
 	int nlo;             /* simplify-live-out level */
 	int narrow;          /* remat-narrow */
 	int sink;            /* remat-sink */
+	int opaque_sreg;     /* remat-opaque-sreg */
 	long long ceiling, for_occ, use_limit, loop_trip, gep_cost, single_cost_limit;
 	long long max_live_limit, lli_factor;
 	int ignore_single_cost;

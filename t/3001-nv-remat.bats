@@ -281,11 +281,11 @@ body() {
 }
 
 @test "a clock or timer read is neither recomputed where it is used nor moved; tid.x is" {
-	F="$FIXTURES/remat-clock.ll"
+	F="$FIXTURES/remat-sreg.ll"
 	remat -remat-maxreg-ceiling=2 -remat-iv=0 -simplify-live-out=0 -pass-remarks=nv-remat
 	# under the same pressure tid.x is recomputed after the loop...
 	assert_line -p "in function 'timed': 'tid' recomputed in 1 blocks (uclone_1 instructions"
-	body timed | grep -q '%uclone_tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()'
+	body timed | grep -q '%uclone_tid = call i32 asm "mov.u32 $0, %tid.x;", "=r"()'
 	# ...the start times are not: a second read there would time nothing
 	refute_line -p "'t0' recomputed"
 	refute_line -p "'g0' recomputed"
@@ -294,6 +294,33 @@ body() {
 	# nor sunk past the load below them
 	run bash -c "sed -n '/@timed(/,/^}/p' '$OUT' | grep -oE '^  %(t0|g0|first) =' | tr -d ' =' | tr '\\n' ' '"
 	assert_output '%t0 %g0 %first '
+}
+
+@test "tid.x * 4 recomputed after a loop stays recomputed in the PTX: the read is inline assembly, which machine CSE leaves alone" {
+	F="$FIXTURES/remat-sreg.ll"
+	nv-llc -O3 -arch=sm_90 -stop-after=codegenprepare "$F" -o "$BATS_TEST_TMPDIR/cut.bc"
+	for o in 1 0; do
+		run --separate-stderr nv-remat -O3 -arch=sm_90 -remat-maxreg-ceiling=2 -remat-opaque-sreg=$o \
+			-pass-remarks=nv-remat "$BATS_TEST_TMPDIR/cut.bc" -o "$BATS_TEST_TMPDIR/r$o.bc"
+		assert_success
+		[[ "$stderr" == *"in function 'rows': 'idxprom' recomputed in 1 blocks (remat_3 instructions"* ]] || fail "$stderr"
+		nv-llc -O3 -arch=sm_90 -start-after=codegenprepare "$BATS_TEST_TMPDIR/r$o.bc" -o "$BATS_TEST_TMPDIR/k$o.ptx"
+	done
+	llvm-dis "$BATS_TEST_TMPDIR/r1.bc" -o - | grep -q '%remat_tid = call i32 asm "mov.u32 $0, %tid.x;", "=r"()'
+	# two reads of %tid.x, the second after the loop with the product; a
+	# plain copy (-remat-opaque-sreg=0) is merged back into one read, and
+	# the product stays live through the loop
+	tid() { sed -n '/\.entry rows/,/^}/p' "$1" | grep -c '%tid\.x'; }
+	assert_equal "$(tid "$BATS_TEST_TMPDIR/k1.ptx")" 2
+	assert_equal "$(tid "$BATS_TEST_TMPDIR/k0.ptx")" 1
+	sed -n '/\.entry rows/,/^}/p' "$BATS_TEST_TMPDIR/k1.ptx" | grep -A2 '@%p1 bra' | grep -q 'mov.u32 %r[0-9]*, %tid.x;'
+	if have_ptxas; then
+		"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/k1.ptx" -o /dev/null
+	fi
+	# into a loop the copy is the intrinsic: a read each trip otherwise
+	remat -remat-maxreg-ceiling=2 -pass-remarks=nv-remat
+	assert_line -p "in function 'in_loop': 'tid' recomputed in 1 blocks (uclone_1 instructions"
+	body in_loop | grep -q '%uclone_tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()'
 }
 
 @test "where the program's own limit binds (.maxnreg), the cost filters do not keep a value live: ptxas would spill it" {
