@@ -675,8 +675,10 @@ main(int argc, char **argv)
 	if (!rc && !start_after) {
 		limit_slsr(m);
 		nv_memory_unvolatile_locals(m);
-		if (olevel > 0)
+		if (olevel > 0) {
 			nv_memory_unskip_stores(m, (unsigned)nv_knob_int(NV_KNOB_SKIPPED_STORE_LIMIT));
+			nv_memory_printf_lifetimes(m);
+		}
 	}
 	if (!rc && start_after) {
 		valid_local_names(m);

@@ -720,6 +720,140 @@ nv_memory_unvolatile_locals(LLVMModuleRef m)
 	return done;
 }
 
+/*
+ * printf buffers.  Clang packs each printf's arguments into a local of
+ * their own (an alloca in the entry block) and hands vprintf its address,
+ * with no lifetime markers: code generation's stack colouring cannot share
+ * one slot among them, and a kernel with three printfs has three buffers
+ * in its frame where cicc's has one (simpleCooperativeGroups' cgkernel: 32
+ * bytes, cicc 16).  A buffer that is only stored to and then read by one
+ * vprintf call, all in one block, is live from its first store to that
+ * call: it gets lifetime markers there.
+ */
+
+static int
+is_lifetime_marker(LLVMValueRef i)
+{
+	LLVMValueRef callee = LLVMGetCalledValue(i);
+	size_t len;
+	const char *name;
+
+	if (!callee || !LLVMIsAFunction(callee))
+		return 0;
+	name = LLVMGetValueName2(callee, &len);
+	return !strncmp(name, "llvm.lifetime.start", 19) || !strncmp(name, "llvm.lifetime.end", 17);
+}
+
+/* Collect the stores into p (the local, or a GEP or address-space
+ * conversion of it; base: p is the local's start) and its vprintf call;
+ * 0 if p is used any other way. */
+static int
+printf_accesses(LLVMValueRef p, int base, LLVMValueRef *acc, unsigned cap, unsigned *n, LLVMValueRef *call,
+                int depth)
+{
+	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef i = LLVMGetUser(u);
+
+		if ((LLVMIsAGetElementPtrInst(i) || LLVMIsAAddrSpaceCastInst(i)) && LLVMGetOperand(i, 0) == p &&
+		    depth < 6) {
+			if (!printf_accesses(i, base && LLVMIsAAddrSpaceCastInst(i), acc, cap, n, call, depth + 1))
+				return 0;
+		} else if (LLVMIsAStoreInst(i) && LLVMGetOperand(i, 1) == p && LLVMGetOperand(i, 0) != p &&
+		           !LLVMGetVolatile(i) && *n < cap) {
+			acc[(*n)++] = i;
+		} else if (LLVMIsACallInst(i) && base && is_lifetime_marker(i) && *n < cap) {
+			acc[(*n)++] = i; /* the inliner's, around all of an inlined body */
+		} else if (LLVMIsACallInst(i) && !*call && base && LLVMGetNumArgOperands(i) == 2 &&
+		           LLVMGetOperand(i, 1) == p && LLVMGetOperand(i, 0) != p) {
+			LLVMValueRef callee = LLVMGetCalledValue(i);
+			size_t len;
+
+			if (!callee || !LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "vprintf"))
+				return 0;
+			*call = i;
+		} else {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Does i come before j in their block? */
+static int
+before_in_block(LLVMValueRef i, LLVMValueRef j)
+{
+	for (LLVMValueRef k = LLVMGetNextInstruction(i); k; k = LLVMGetNextInstruction(k))
+		if (k == j)
+			return 1;
+	return 0;
+}
+
+static LLVMValueRef
+lifetime_fn(LLVMModuleRef m, const char *name, LLVMTypeRef ptr)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+
+	return LLVMGetIntrinsicDeclaration(m, id, &ptr, 1);
+}
+
+unsigned
+nv_memory_printf_lifetimes(LLVMModuleRef m)
+{
+	enum { CAP = 64 };
+	LLVMValueRef acc[CAP];
+	LLVMBuilderRef b;
+	unsigned done = 0;
+
+	if (!nv_knob_int(NV_KNOB_PRINTF_BUFFER_LIFETIMES) || !LLVMGetNamedFunction(m, "vprintf"))
+		return 0;
+	b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		if (LLVMIsDeclaration(f))
+			continue;
+		for (LLVMValueRef a = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(f)); a;
+		     a = LLVMGetNextInstruction(a)) {
+			LLVMValueRef call = NULL, first;
+			LLVMBasicBlockRef bb;
+			LLVMTypeRef pt = LLVMTypeOf(a), ft;
+			LLVMValueRef fn, args[1];
+			unsigned n = 0, ok = 1;
+
+			if (!LLVMIsAAllocaInst(a) || !printf_accesses(a, 1, acc, CAP, &n, &call, 0) || !call)
+				continue;
+			bb = LLVMGetInstructionParent(call);
+			first = call;
+			for (unsigned k = 0; k < n && ok; k++) {
+				if (LLVMIsACallInst(acc[k]))
+					continue;
+				if (LLVMGetInstructionParent(acc[k]) != bb || !before_in_block(acc[k], call))
+					ok = 0;
+				else if (before_in_block(acc[k], first))
+					first = acc[k];
+			}
+			if (!ok || first == call)
+				continue;
+			/* markers already there (the inliner's) go: ours are tighter */
+			for (unsigned k = 0; k < n; k++)
+				if (LLVMIsACallInst(acc[k]))
+					LLVMInstructionEraseFromParent(acc[k]);
+			args[0] = a;
+			fn = lifetime_fn(m, "llvm.lifetime.start", pt);
+			ft = LLVMGlobalGetValueType(fn);
+			LLVMPositionBuilderBefore(b, first);
+			LLVMBuildCall2(b, ft, fn, args, 1, "");
+			fn = lifetime_fn(m, "llvm.lifetime.end", pt);
+			LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(call));
+			LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 1, "");
+			nv_remark(NV_REMARK_PASSED, "nv-llc", "PrintfBufferLifetime", call,
+			          "printf's argument buffer is live from its first store to this call only, "
+			          "so the frame may share its slot with other printfs' (as cicc's)");
+			done++;
+		}
+	}
+	LLVMDisposeBuilder(b);
+	return done;
+}
+
 /* Instructions to erase, users before what they use. */
 struct erase_list {
 	LLVMValueRef *v;

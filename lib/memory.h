@@ -78,6 +78,14 @@ unsigned nv_memory_copy_escaping_byval(LLVMModuleRef m);
  * remark per local; the number of locals changed. */
 unsigned nv_memory_unvolatile_locals(LLVMModuleRef m);
 
+/* Over every function of m, before code generation (nv-llc): a local that
+ * is only stored to and then passed to one vprintf call, all in one block
+ * (clang's printf argument buffer), gets lifetime markers from its first
+ * store to that call, so that stack colouring can give the buffers of
+ * several printfs one slot, as cicc's frame has.  A remark per buffer; the
+ * number marked (none under -printf-buffer-lifetimes=0). */
+unsigned nv_memory_printf_lifetimes(LLVMModuleRef m);
+
 /* Over every function of m, before code generation (nv-llc): a store
  * that a conditional branch skips, in a block of at most limit other
  * instructions that are cheap and cannot trap, becomes unconditional where

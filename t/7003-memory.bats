@@ -521,3 +521,35 @@ CU
 	assert_failure 1
 	[ "$stderr" = "sass-ops.py: $BATS_TEST_TMPDIR/cut.cubin: truncated or corrupt ELF file" ] || fail "$stderr"
 }
+
+@test "printf argument buffers get lifetime markers where they are used, so printfs share one stack slot" {
+	F="$FIXTURES/printf-buffers.ll"
+	depots() { grep -oE '__local_depot[0-9]+\[[0-9]+\]' "$1" | tr '\n' ' '; }
+	run --separate-stderr nv-llc -O3 -arch=sm_90 -pass-remarks=nv-llc "$F" -o "$BATS_TEST_TMPDIR/on.ptx"
+	assert_success
+	assert_equal "$(grep -c "printf's argument buffer is live from its first store to this call only" <<<"$stderr")" 5
+	# two and inlined: one 16-byte slot for a 16- and an 8-byte buffer;
+	# escapes: the buffer whose address is stored stays live throughout
+	assert_equal "$(depots "$BATS_TEST_TMPDIR/on.ptx")" "__local_depot0[16] __local_depot1[16] __local_depot2[16] "
+	nv-llc -O3 -arch=sm_90 -printf-buffer-lifetimes=0 "$F" -o "$BATS_TEST_TMPDIR/off.ptx"
+	assert_equal "$(depots "$BATS_TEST_TMPDIR/off.ptx")" "__local_depot0[24] __local_depot1[24] __local_depot2[16] "
+	# the markers: right around each buffer's stores and call; the
+	# inliner's wide ones gone; none on the escaping buffer
+	nv-llc -O3 -arch=sm_90 -stop-after=codegenprepare "$F" -o "$BATS_TEST_TMPDIR/cut.bc"
+	llvm-dis "$BATS_TEST_TMPDIR/cut.bc" -o "$BATS_TEST_TMPDIR/cut.ll"
+	run bash -c "sed -n '/@inlined(/,/^}/p' '$BATS_TEST_TMPDIR/cut.ll' | grep -oE 'lifetime[.a-z0-9]*\(ptr %buf.\)|store i(32|64) %.|vprintf\(.*%buf.\)' | sed -E 's/vprintf.*(%buf.)\)/vprintf \1/'"
+	assert_output "lifetime.start.p0(ptr %buf0)
+store i32 %a
+store i64 %b
+vprintf %buf0
+lifetime.end.p0(ptr %buf0)
+lifetime.start.p0(ptr %buf1)
+store i32 %c
+vprintf %buf1
+lifetime.end.p0(ptr %buf1)"
+	run bash -c "sed -n '/@escapes(/,/^}/p' '$BATS_TEST_TMPDIR/cut.ll' | grep -c 'lifetime.*%buf0'"
+	assert_output 0
+	if have_ptxas; then
+		"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/on.ptx" -o /dev/null
+	fi
+}
