@@ -312,6 +312,31 @@ function cell(s) { gsub(/\|/, "\\|", s); return s }
 function pct(a, b) { return b ? sprintf("%d (%.1f%%)", a, 100 * a / b) : a "" }
 function gm(s, n) { return n ? sprintf("%.3f", exp(s / n)) : "-" }
 function mx1(x) { return x < 1 ? 1 : x }
+# the cell of row r of a table (named by its title) for group g
+function cell_of(t, r, g) {
+	if (t == "")
+		return r == 1 ? files[g] + 0 : r == 2 ? files[g] - nok[g] : r == 3 ? nok[g] + 0 : \
+		       r == 4 ? pct(lok[g] + 0, nok[g] + 0) : r == 5 ? rej[g] + 0 : r == 6 ? mis[g] + 0 : pct(good[g] + 0, nok[g] + 0)
+	if (t ~ /nvcc-lite \/ nvcc/)
+		return r == 1 ? kn[g] + 0 : r == 2 ? gm(rs[g], kn[g]) : r == 3 ? gm(ss[g], kn[g]) : r == 4 ? gm(ks[g], kn[g]) : \
+		       r == 5 ? gm(is[g], kn[g]) : r == 6 ? gm(ts[g], tn[g]) : r == 7 ? tn[g] + 0 : \
+		       sprintf("%.1f / %.1f", nms[g] / 1000, lms[g] / 1000)
+	return r == 1 ? cn[g] + 0 : r == 2 ? gm(cr[g], cn[g]) : r == 3 ? gm(clr[g], cn[g]) : r == 4 ? gm(lc[g], cn[g]) : \
+	       r == 5 ? gm(lcs[g], cn[g]) : r == 6 ? gm(lck[g], cn[g]) : r == 7 ? gm(lci[g], cn[g]) : \
+	       r == 8 ? (fewer[g] + 0) " / " (more[g] + 0) : cbad[g] + 0
+}
+# a table: its title over a column per group, a row per label of rows (| between)
+function table(t, rows,   lab, n, r, j, h, s) {
+	h = t == "" ? "|" : "| " t; s = "|---|"
+	for (j = 1; j <= ng; j++) { h = h " | " grp[j]; s = s "---|" }
+	print h " |" >md; print s >md
+	n = split(rows, lab, "|")
+	for (r = 1; r <= n; r++) {
+		h = "| " lab[r]
+		for (j = 1; j <= ng; j++) h = h " | " cell_of(t, r, grp[j])
+		print h " |" >md
+	}
+}
 FNR == 1 { part++ }
 part == 1 {
 	nf++; key[nf] = $1; st[nf] = $2; err[nf] = $9; on[nf] = $10; ol[nf] = $11
@@ -360,54 +385,13 @@ END {
 	printf "\nnvcc %s and %s at %s, `-arch=%s -O3` and each file'\''s flags%s, -j %d%s%s.\n\n", nvcc_v, lite_v, lite, arch,
 		(knobs != "" ? ", nvcc-lite with `-Xcicc " knobs "`" : ""), jobs,
 		(jobs > 1 || reuse != "" ? " (times not for quoting)" : ""), (reuse != "" ? "; nvcc'\''s results from " reuse : "") >md
-	h = "|"; s = "|---|"
-	for (j = 1; j <= ng; j++) { h = h " | " grp[j]; s = s "---|" }
-	print h " |" >md; print s >md
-	split("files|nvcc -ptx fails (not counted)|nvcc compiles|nvcc-lite compiles|ptxas rejects nvcc-lite'\''s PTX|.entry set differs|all good", lab, "|")
-	for (r = 1; r <= 7; r++) {
-		line = "| " lab[r]
-		for (j = 1; j <= ng; j++) {
-			g = grp[j]
-			v = r == 1 ? files[g] + 0 : r == 2 ? files[g] - nok[g] : r == 3 ? nok[g] + 0 : \
-			    r == 4 ? pct(lok[g] + 0, nok[g] + 0) : r == 5 ? rej[g] + 0 : r == 6 ? mis[g] + 0 : pct(good[g] + 0, nok[g] + 0)
-			line = line " | " v
-		}
-		print line " |" >md
-	}
-	split("kernels compared|registers|spill bytes (x+1)|stack bytes (x+1)|PTX instructions|compile time per file|files timed|compile s, nvcc / nvcc-lite", lab, "|")
+	table("", "files|nvcc -ptx fails (not counted)|nvcc compiles|nvcc-lite compiles|ptxas rejects nvcc-lite'\''s PTX|.entry set differs|all good")
 	print "" >md
-	h = "| geomean nvcc-lite / nvcc"; s = "|---|"
-	for (j = 1; j <= ng; j++) { h = h " | " grp[j]; s = s "---|" }
-	print h " |" >md; print s >md
-	for (r = 1; r <= 8; r++) {
-		line = "| " lab[r]
-		for (j = 1; j <= ng; j++) {
-			g = grp[j]
-			v = r == 1 ? kn[g] + 0 : r == 2 ? gm(rs[g], kn[g]) : r == 3 ? gm(ss[g], kn[g]) : r == 4 ? gm(ks[g], kn[g]) : \
-			    r == 5 ? gm(is[g], kn[g]) : r == 6 ? gm(ts[g], tn[g]) : r == 7 ? tn[g] + 0 : \
-			    sprintf("%.1f / %.1f", nms[g] / 1000, lms[g] / 1000)
-			line = line " | " v
-		}
-		print line " |" >md
-	}
+	table("geomean nvcc-lite / nvcc", "kernels compared|registers|spill bytes (x+1)|stack bytes (x+1)|PTX instructions|compile time per file|files timed|compile s, nvcc / nvcc-lite")
 	print "\nRegisters and instructions as max(x,1); a kernel counts when both PTX files pass ptxas." >md
 	if (plain) {
-		split("kernels all three compile|registers, clang / nvcc|registers, nvcc-lite / nvcc|registers, nvcc-lite / clang|spill bytes (x+1), nvcc-lite / clang|stack bytes (x+1), nvcc-lite / clang|PTX instructions, nvcc-lite / clang|kernels, fewer / more registers than clang|files clang fails on or ptxas rejects", lab, "|")
 		print "" >md
-		h = "| geomean against plain clang -O3"; s = "|---|"
-		for (j = 1; j <= ng; j++) { h = h " | " grp[j]; s = s "---|" }
-		print h " |" >md; print s >md
-		for (r = 1; r <= 9; r++) {
-			line = "| " lab[r]
-			for (j = 1; j <= ng; j++) {
-				g = grp[j]
-				v = r == 1 ? cn[g] + 0 : r == 2 ? gm(cr[g], cn[g]) : r == 3 ? gm(clr[g], cn[g]) : r == 4 ? gm(lc[g], cn[g]) : \
-				    r == 5 ? gm(lcs[g], cn[g]) : r == 6 ? gm(lck[g], cn[g]) : r == 7 ? gm(lci[g], cn[g]) : \
-				    r == 8 ? (fewer[g] + 0) " / " (more[g] + 0) : cbad[g] + 0
-				line = line " | " v
-			}
-			print line " |" >md
-		}
+		table("geomean against plain clang -O3", "kernels all three compile|registers, clang / nvcc|registers, nvcc-lite / nvcc|registers, nvcc-lite / clang|spill bytes (x+1), nvcc-lite / clang|stack bytes (x+1), nvcc-lite / clang|PTX instructions, nvcc-lite / clang|kernels, fewer / more registers than clang|files clang fails on or ptxas rejects")
 		print "\nclang: the clang command of nvcc-lite'\''s -dryrun, with LLVM'\''s -O3 pipeline and libdevice instead of nvcc-lite'\''s stages." >md
 	}
 	if (ncause) {
