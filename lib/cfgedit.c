@@ -185,11 +185,28 @@ out:
 	return dead;
 }
 
-int
-nv_cfg_sreg_read(LLVMValueRef i)
+const char *
+nv_cfg_callee_name(LLVMValueRef i)
 {
 	LLVMValueRef callee;
 	size_t len;
+
+	if (!LLVMIsACallInst(i) || !(callee = LLVMGetCalledValue(i)) || !LLVMIsAFunction(callee))
+		return NULL;
+	return LLVMGetValueName2(callee, &len);
+}
+
+int
+nv_cfg_lifetime_marker(LLVMValueRef i)
+{
+	const char *name = nv_cfg_callee_name(i);
+
+	return name && !strncmp(name, "llvm.lifetime.", 14);
+}
+
+int
+nv_cfg_sreg_read(LLVMValueRef i)
+{
 
 	/* fixed for the thread's life; not clock, clock64, globaltimer, smid,
 	 * warpid (which PTX says may change as the thread is rescheduled), or
@@ -199,12 +216,9 @@ nv_cfg_sreg_read(LLVMValueRef i)
 		"clusterid.", "nclusterid.", "cluster.ctaid.", "cluster.nctaid.", "cluster.ctarank",
 		"cluster.nctarank", "is.explicit.cluster",
 	};
-	const char *name;
+	const char *name = nv_cfg_callee_name(i);
 
-	if (!LLVMIsACallInst(i) || !(callee = LLVMGetCalledValue(i)) || !LLVMIsAFunction(callee))
-		return 0;
-	name = LLVMGetValueName2(callee, &len);
-	if (strncmp(name, "llvm.nvvm.read.ptx.sreg.", 24))
+	if (!name || strncmp(name, "llvm.nvvm.read.ptx.sreg.", 24))
 		return 0;
 	for (size_t k = 0; k < sizeof(fixed) / sizeof(*fixed); k++)
 		if (!strncmp(name + 24, fixed[k], strlen(fixed[k])))

@@ -21,6 +21,11 @@ unsigned nv_cfg_delete_unreachable(LLVMValueRef fn,
 /* Does i compute a value from its operands and do nothing else: no memory,
  * no call, nothing that can trap (no division)?  Phis included. */
 int nv_cfg_pure(LLVMValueRef i);
+/* The name of the function call instruction i calls directly, or NULL
+ * (not a call, or an indirect one). */
+const char *nv_cfg_callee_name(LLVMValueRef i);
+/* Is i a call of llvm.lifetime.start or llvm.lifetime.end? */
+int nv_cfg_lifetime_marker(LLVMValueRef i);
 /* Is i a read of a PTX special register (llvm.nvvm.read.ptx.sreg.*)
  * whose value is the same wherever the thread reads it (tid, ctaid, the
  * dimensions, laneid, ...; not clock, globaltimer, smid or warpid),

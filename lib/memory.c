@@ -674,13 +674,8 @@ local_accesses(LLVMValueRef p, LLVMValueRef *acc, unsigned cap, unsigned *n, int
 			if (*n == cap)
 				return 0;
 			acc[(*n)++] = in;
-		} else {
-			LLVMValueRef callee = LLVMIsACallInst(in) ? LLVMGetCalledValue(in) : NULL;
-			size_t len;
-
-			if (!callee || !LLVMIsAFunction(callee) ||
-			    strncmp(LLVMGetValueName2(callee, &len), "llvm.lifetime.", 14))
-				return 0;
+		} else if (!nv_cfg_lifetime_marker(in)) {
+			return 0;
 		}
 	}
 	return 1;
@@ -731,19 +726,6 @@ nv_memory_unvolatile_locals(LLVMModuleRef m)
  * call: it gets lifetime markers there.
  */
 
-static int
-is_lifetime_marker(LLVMValueRef i)
-{
-	LLVMValueRef callee = LLVMGetCalledValue(i);
-	size_t len;
-	const char *name;
-
-	if (!callee || !LLVMIsAFunction(callee))
-		return 0;
-	name = LLVMGetValueName2(callee, &len);
-	return !strncmp(name, "llvm.lifetime.start", 19) || !strncmp(name, "llvm.lifetime.end", 17);
-}
-
 /* Collect the stores into p (the local, or a GEP or address-space
  * conversion of it; base: p is the local's start) and its vprintf call;
  * 0 if p is used any other way. */
@@ -753,6 +735,7 @@ printf_accesses(LLVMValueRef p, int base, LLVMValueRef *acc, unsigned cap, unsig
 {
 	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
 		LLVMValueRef i = LLVMGetUser(u);
+		const char *name;
 
 		if ((LLVMIsAGetElementPtrInst(i) || LLVMIsAAddrSpaceCastInst(i)) && LLVMGetOperand(i, 0) == p &&
 		    depth < 6) {
@@ -761,15 +744,10 @@ printf_accesses(LLVMValueRef p, int base, LLVMValueRef *acc, unsigned cap, unsig
 		} else if (LLVMIsAStoreInst(i) && LLVMGetOperand(i, 1) == p && LLVMGetOperand(i, 0) != p &&
 		           !LLVMGetVolatile(i) && *n < cap) {
 			acc[(*n)++] = i;
-		} else if (LLVMIsACallInst(i) && base && is_lifetime_marker(i) && *n < cap) {
+		} else if (base && nv_cfg_lifetime_marker(i) && *n < cap) {
 			acc[(*n)++] = i; /* the inliner's, around all of an inlined body */
-		} else if (LLVMIsACallInst(i) && !*call && base && LLVMGetNumArgOperands(i) == 2 &&
+		} else if (!*call && base && (name = nv_cfg_callee_name(i)) && !strcmp(name, "vprintf") &&
 		           LLVMGetOperand(i, 1) == p && LLVMGetOperand(i, 0) != p) {
-			LLVMValueRef callee = LLVMGetCalledValue(i);
-			size_t len;
-
-			if (!callee || !LLVMIsAFunction(callee) || strcmp(LLVMGetValueName2(callee, &len), "vprintf"))
-				return 0;
 			*call = i;
 		} else {
 			return 0;
@@ -880,8 +858,7 @@ local_writes(LLVMValueRef p, struct erase_list *w, int depth)
 	if (depth > 16)
 		return 0;
 	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
-		LLVMValueRef in = LLVMGetUser(u), callee;
-		size_t len;
+		LLVMValueRef in = LLVMGetUser(u);
 		const char *name;
 
 		if (LLVMIsAGetElementPtrInst(in) || LLVMIsABitCastInst(in) || LLVMIsAAddrSpaceCastInst(in)) {
@@ -890,9 +867,8 @@ local_writes(LLVMValueRef p, struct erase_list *w, int depth)
 		} else if (LLVMIsAStoreInst(in)) {
 			if (LLVMGetOperand(in, 1) != p || LLVMGetOperand(in, 0) == p || LLVMGetVolatile(in))
 				return 0;
-		} else if (LLVMIsACallInst(in) && (callee = LLVMGetCalledValue(in)) && LLVMIsAFunction(callee)) {
-			name = LLVMGetValueName2(callee, &len);
-			if (strncmp(name, "llvm.lifetime.", 14) &&
+		} else if ((name = nv_cfg_callee_name(in))) {
+			if (!nv_cfg_lifetime_marker(in) &&
 			    !((!strncmp(name, "llvm.memcpy.", 12) || !strncmp(name, "llvm.memmove.", 13) ||
 			       !strncmp(name, "llvm.memset.", 12)) &&
 			      LLVMGetOperand(in, 0) == p && LLVMGetOperand(in, 1) != p &&

@@ -158,20 +158,28 @@ tiny/good.cu,ok"
 
 @test "corpus.sh: -C adds plain clang -O3, nvcc-lite's own clang command with LLVM's pipeline" {
 	need_nvcc
-	# a stand-in nvcc-lite whose -dryrun for flagged.cu names no clang
+	# a stand-in nvcc-lite whose -dryrun for flagged.cu names no clang, and
+	# for mismatch.cu one that is not the command expected (a header cache)
 	cat >"$BATS_TEST_TMPDIR/lite" <<-EOF
 		#!/bin/sh
 		case " \$* " in *" -dryrun "*flagged.cu*|*flagged.cu*" -dryrun "*) echo 'echo no front end here'; exit 0 ;; esac
+		case " \$* " in *" -dryrun "*mismatch.cu*|*mismatch.cu*" -dryrun "*)
+			echo 'clang-22 -x cuda --cuda-device-only -include-pch /c/h.pch -emit-llvm -c mismatch.cu -o "\$tmp/m.bc"'; exit 0 ;;
+		esac
 		exec "$TOP/bin/nvcc-lite" "\$@"
 	EOF
 	chmod +x "$BATS_TEST_TMPDIR/lite"
-	NVCC_LITE="$BATS_TEST_TMPDIR/lite" run sh "$TOP/bench/corpus.sh" -C -k 'good|flagged' -r "$OUT" -o "$BATS_TEST_TMPDIR/o" "$TINY"
+	NVCC_LITE="$BATS_TEST_TMPDIR/lite" run sh "$TOP/bench/corpus.sh" -C -k 'good|flagged|mismatch' -r "$OUT" -o "$BATS_TEST_TMPDIR/o" "$TINY"
 	assert_success
 	run cut -d, -f1,2,13 "$BATS_TEST_TMPDIR/o/corpus-files.csv"
 	assert_output "file,status,clang
 tiny/good.cu,ok,ok
+tiny/mismatch.cu,ok,fail
 tiny/sub/flagged.cu,ok,fail"
-	grep -q "no clang command in nvcc-lite -dryrun" "$BATS_TEST_TMPDIR/o/corpus/tiny/sub/flagged.cu.clang.err"
+	run cat "$BATS_TEST_TMPDIR/o/corpus/tiny/sub/flagged.cu.clang.err"
+	assert_output "corpus: no clang command in nvcc-lite -dryrun"
+	run cat "$BATS_TEST_TMPDIR/o/corpus/tiny/mismatch.cu.clang.err"
+	assert_output "corpus: nvcc-lite -dryrun's clang command is not the one expected"
 	# clang's numbers beside the others; flagged.cu keeps nvcc-lite's
 	run cat "$BATS_TEST_TMPDIR/o/corpus.csv"
 	assert_line --regexp '^tiny/good\.cu,scale,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+$'
@@ -184,7 +192,7 @@ tiny/sub/flagged.cu,ok,fail"
 	grep -q '\.entry scale' "$BATS_TEST_TMPDIR/o/corpus/tiny/good.cu.clang.ptx"
 	run cat "$BATS_TEST_TMPDIR/o/corpus.md"
 	assert_line "| kernels all three compile | 2 | 2 |"
-	assert_line "| files clang fails on or ptxas rejects | 1 | 1 |"
+	assert_line "| files clang fails on or ptxas rejects | 2 | 2 |"
 	assert_line --regexp '^\| registers, nvcc-lite / clang \| [0-9.]+ \| [0-9.]+ \|$'
 	assert_line --regexp '^\| kernels, fewer / more registers than clang \| [0-9]+ / [0-9]+ \|'
 	# without -C there is no such table
