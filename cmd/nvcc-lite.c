@@ -47,6 +47,7 @@ main(int argc, char **argv)
 		nv_usage_error("no input file (see 'nvcc-lite --help')");
 	nv_drv_check_inputs();
 	nv_drv_plan(&plan);
+	nv_drv_check_clobber(&plan);
 	if (nv_drv.dryrun)
 		nv_exit(nv_drv_dryrun(&plan) ? NV_EXIT_ERROR : NV_EXIT_OK);
 	nv_drv_check_outputs(&plan);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
@@ -485,17 +486,24 @@ int
 nv_remarks_finish(void)
 {
 	char *tmp;
-	FILE *fp;
-	int ok;
+	FILE *fp = NULL;
+	mode_t um = umask(0);
+	int ok, fd;
 
+	umask(um);
 	if (!rm.yaml_fp)
 		return 0;
 	fclose(rm.yaml_fp);
 	rm.yaml_fp = NULL;
-	tmp = xasprintf("%s.tmp%ld", rm.yaml_path, (long)getpid());
-	fp = fopen(tmp, "w");
-	if (!fp) {
+	/* a file no one else can have made first, renamed into place */
+	tmp = xasprintf("%s.tmp-XXXXXX", rm.yaml_path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || fchmod(fd, 0666 & ~um) || !(fp = fdopen(fd, "w"))) {
 		nv_error("cannot open remarks file '%s':", rm.yaml_path);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		free(tmp);
 		return -1;
 	}

@@ -69,6 +69,12 @@ struct nv_job {
 	                      * clang's names, which its registration code uses */
 	int temporary;       /* a file of the build, not the user's: removed at the end unless -keep,
 	                      * and on failure/signal */
+	size_t inst_lo, inst_hi; /* the plan's installs [lo, hi) this job's success puts in place */
+	int seed;            /* the job adds to its output (ar): it starts as a copy of the user's
+	                      * file, when there is one */
+	enum nv_check { NV_CHECK_NONE, NV_CHECK_ELF, NV_CHECK_FATBIN } check;
+	                     /* what its output must be whole as: a tool that fills a disk may
+	                      * exit 0 with a truncated file (ptxas, nvlink) */
 };
 
 /* The jobs of a command line, in the order they run. */
@@ -82,6 +88,8 @@ struct nv_plan {
 	int made_tmp;        /* tmp was made (mkdtemp): removed when the run ends */
 	struct nv_strv temps; /* files of the build that no job names as its output (nvlink's
 	                       * registration list): removed at the end unless -keep */
+	struct nv_strv installs; /* pairs: a file a job writes in tmp, the user's file it becomes */
+	size_t attached;      /* the installs given to a job so far (pairs) */
 };
 
 /* The options of the command line. */
@@ -153,6 +161,8 @@ struct nv_drv_chain {
 	const char *src, *arch; /* the source and the GPU, for -time */
 	int timed;              /* done, its times recorded */
 	int tool;               /* a tool that says why it fails (nv_job's says_why) */
+	const char *err_file;   /* every step's standard error goes there (NULL: ours) */
+	int quiet;              /* a failure is the caller's to report (a try that may be redone) */
 	struct nv_chain run;
 };
 
@@ -225,6 +235,8 @@ int nv_drv_device_run(struct nv_plan *pl, const struct nv_job *j);
 void nv_drv_print_cmd(FILE *fp, char **av);
 /* Print the chain's commands: "#$ " lines under -v, a script's under -dryrun. */
 void nv_drv_show_chain(FILE *fp, const struct nv_drv_chain *c, const char *indent);
+/* Copy what a try printed (the file path) to our standard error; 0 or -1. */
+int nv_drv_copy_to_stderr(const char *path);
 /* Remove a failed build's output, if a regular file ("-", devices and fifos stay). */
 void nv_drv_remove_output(const char *path);
 /* The progress line of a compile of input starts (a terminal, no -v) ... */
@@ -253,6 +265,9 @@ int nv_drv_run_one(struct nv_drv_chain *c);
 /* Run TOOL job j as a chain of one step (-v, -time, the jobserver and
  * signals as for a stage); 0, or -1 after its failure reported. */
 int nv_drv_run_tool(const struct nv_job *j);
+/* The same as a try: its standard error into err_file, a failure not
+ * reported; 0 or -1. */
+int nv_drv_try_tool(const struct nv_job *j, const char *err_file);
 
 /* drv-host.c */
 /* CUDA's program name (ptxas, fatbinary, nvlink) as a path; one line and
@@ -289,10 +304,21 @@ void nv_plan_add(struct nv_plan *p, const struct nv_job *j);
 const char *nv_plan_tmp_dir(struct nv_plan *p);
 /* A path in it: tmp/name (caller frees). */
 char *nv_plan_tmp(struct nv_plan *p, const char *name);
+/* The file the next job added writes for the user's file path: one in the
+ * run's directory, put in place when the job succeeds (renamed, or copied
+ * beside path and renamed), so that path is never half written and an
+ * interrupted build leaves none; path itself when it is "-" or a device,
+ * a fifo or anything else not a regular file. */
+char *nv_plan_out(struct nv_plan *p, char *path);
+/* The user's file of a job's output: what it is installed as, or itself. */
+const char *nv_job_final(const struct nv_plan *p, const struct nv_job *j);
 /* Every input is one nvcc-lite can compile and can read, before any is. */
 void nv_drv_check_inputs(void);
 /* The jobs of this command line: today one NV_ACT_DEVICE job per input, in order. */
 void nv_drv_plan(struct nv_plan *p);
+/* No output of the plan is one of its inputs (the same file: -o k.cu, -MF
+ * k.cu, -lib a.o b.o -o a.o); exits if one is, before anything runs. */
+void nv_drv_check_clobber(const struct nv_plan *p);
 /* Every output of the plan that is the user's can be written, the
  * dependency file's too, before anything runs; exits if not. */
 void nv_drv_check_outputs(const struct nv_plan *p);

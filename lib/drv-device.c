@@ -636,6 +636,60 @@ plan_paths(struct build *p, struct nv_strv *paths)
 	nv_strv_pushf(paths, "%s/%s.split.map", p->tmp, p->base);
 }
 
+/*
+ * The front end, through the header cache's entry when there is one: as a
+ * try, its diagnostics kept aside.  A try that fails, or that printed what
+ * a compile without the entry would print otherwise (a header named by its
+ * full path), is done again without the entry, and that compile is the one
+ * the user sees; an entry that failed where the compile without it did not
+ * is dropped.  0 or -1.
+ */
+static int
+front_end(struct build *p, struct nv_strv *paths)
+{
+	struct nv_drv_chain c;
+	char *err;
+	struct stat st;
+	int rc, said;
+
+	header_cache(p, paths);
+	err = tmp_path(p, "fe.err");
+	fe_chain(p, &c);
+	plan_paths(p, paths); /* now with the front end's files */
+	nv_strv_push(paths, err);
+	nv_drv_sig_paths(paths);
+	if (!p->pch_use) {
+		free(err);
+		return nv_drv_run_one(&c);
+	}
+	c.err_file = err;
+	c.quiet = 1;
+	rc = nv_drv_run_one(&c);
+	said = stat(err, &st) == 0 && st.st_size > 0;
+	if (!rc && (!said || !nv_pch_renames(&p->pch))) {
+		if (said && nv_drv_copy_to_stderr(err))
+			rc = -1;
+		unlink(err);
+		if (!rc && p->deps &&
+		    nv_pch_fix_deps(&p->pch, p->fe_deps, p->job->input, nv_drv.deps == 1, nv_drv.dep_phony)) {
+			nv_error("cannot rewrite the dependency file '%s'", nv_drv.dep_file);
+			rc = -1;
+		}
+		free(err);
+		return rc;
+	}
+	unlink(err);
+	free(err);
+	p->pch_use = NULL;
+	fe_chain(p, &c);
+	if (!nv_drv_run_one(&c)) {
+		if (rc)
+			nv_pch_drop(&p->pch);
+		return 0;
+	}
+	return -1;
+}
+
 static int
 build(struct build *p)
 {
@@ -645,18 +699,8 @@ build(struct build *p)
 
 	plan_paths(p, &paths);
 	nv_drv_sig_paths(&paths);
-	if (p->is_cu) {
-		header_cache(p, &paths);
-		fe_chain(p, &c);
-		plan_paths(p, &paths); /* now with the front end's files */
-		nv_drv_sig_paths(&paths);
-		rc = nv_drv_run_one(&c);
-		if (!rc && p->pch_use && p->deps &&
-		    nv_pch_fix_deps(&p->pch, p->fe_deps, p->job->input, nv_drv.deps == 1, nv_drv.dep_phony)) {
-			nv_error("cannot rewrite the dependency file '%s'", nv_drv.dep_file);
-			rc = -1;
-		}
-	}
+	if (p->is_cu)
+		rc = front_end(p, &paths);
 	if (!rc) {
 		phase1_chain(p, &c);
 		plan_paths(p, &paths); /* now with Phase I's output */

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuda.h"
@@ -18,6 +21,7 @@
 #include "pipeline.h"
 #include "proc.h"
 #include "target.h"
+#include "trace.h"
 #include "util.h"
 
 #ifndef NV_LLVM_BINDIR
@@ -280,6 +284,9 @@ nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char 
 void
 nv_drv_use_pch(struct nv_strv *av, const struct nv_pch *pch)
 {
+	/* a try: when it fails, the compile without the entry says why (and
+	 * leaves the crash report, if it crashes too) */
+	nv_strv_push(av, "-fno-crash-diagnostics");
 	nv_strv_push(av, "-include-pch");
 	nv_strv_push(av, pch->pch);
 	if (pch->skip) {
@@ -314,16 +321,46 @@ nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const
 	return av->v;
 }
 
-/* Build the entry pch of the front-end command av (consumed), with its
- * diagnostics in err: 0 when it is there to use. */
+/* The build of an entry as a -time row: c's one step, from t0 to now, with
+ * the CPU time its children took since before. */
+static void
+time_entry(struct nv_drv_chain *c, const struct timespec *t0, const struct rusage *before)
+{
+	struct timespec t1;
+	struct rusage after;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	getrusage(RUSAGE_CHILDREN, &after);
+	c->run.n = 1;
+	c->run.t0 = xcalloc(1, sizeof(*c->run.t0));
+	c->run.ms = xcalloc(1, sizeof(*c->run.ms));
+	c->run.cpu_ms = xcalloc(1, sizeof(*c->run.cpu_ms));
+	c->run.t0[0] = *t0;
+	c->run.ms[0] = (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+	c->run.cpu_ms[0] = (double)(after.ru_utime.tv_sec - before->ru_utime.tv_sec +
+	                            after.ru_stime.tv_sec - before->ru_stime.tv_sec) * 1e3 +
+	                   (double)(after.ru_utime.tv_usec - before->ru_utime.tv_usec +
+	                            after.ru_stime.tv_usec - before->ru_stime.tv_usec) / 1e3;
+	nv_drv_record_times(c);
+	free(c->run.t0);
+	free(c->run.ms);
+	free(c->run.cpu_ms);
+}
+
+/* Build the entry pch of the front-end command av (consumed), traced, with
+ * its diagnostics in err: 0 when it is there to use. */
 static int
 build_entry(const struct nv_job *j, struct nv_pch *pch, struct nv_strv *av, const char *err,
             struct nv_strv *paths, int host)
 {
 	struct nv_drv_chain c = { .label = "header cache", .n = 1, .name = { host ? "host" : "front end" },
 	                          .src = j->input, .arch = j->arch };
-	int rc, fd, nul, used = 0;
-	struct stat st;
+	struct nv_trace t;
+	struct timespec t0;
+	struct rusage before;
+	const char *why = NULL;
+	int rc, st = 0, fd, nul, used = 0;
+	struct stat est;
 
 	nv_strv_push(paths, pch->lock);
 	nv_strv_push(paths, pch->tmp_pch);
@@ -336,6 +373,11 @@ build_entry(const struct nv_job *j, struct nv_pch *pch, struct nv_strv *av, cons
 	 * the host side, where it changes the order of the object's contents */
 	if (!host)
 		nv_strv_push(av, "-fpch-instantiate-templates");
+	/* a header with a new time and the same bytes still matches */
+	nv_strv_push(av, "-fpch-validate-input-files-content");
+	/* straight into the name reserved for it: no file of clang's own for
+	 * an interrupted build to leave in the cache */
+	nv_strv_push(av, "-fno-temp-file");
 	nv_strv_push(av, "-MD");
 	nv_strv_push(av, "-MF");
 	nv_strv_push(av, pch->tmp_deps);
@@ -350,7 +392,8 @@ build_entry(const struct nv_job *j, struct nv_pch *pch, struct nv_strv *av, cons
 	/* its diagnostics are not the user's business: kept aside, they say
 	 * whether the headers can be cached */
 	nv_strv_push(paths, err);
-	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	unlink(err);
+	fd = open(err, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		nv_pch_abandon(pch);
 		return -1;
@@ -358,18 +401,26 @@ build_entry(const struct nv_job *j, struct nv_pch *pch, struct nv_strv *av, cons
 	if (nv_drv.verbose)
 		nv_drv_show_chain(stderr, &c, "");
 	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	rc = nv_chain_start(&c.run, c.argv, c.n, nul, -1, fd);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	getrusage(RUSAGE_CHILDREN, &before);
+	rc = nv_trace_run(c.argv[0], nul, -1, fd, &t, &st, &why);
 	close(fd);
 	close(nul);
-	while (!rc && c.run.alive > 0)
-		nv_chain_wait(1);
-	nv_drv_record_times(&c);
-	rc = rc || c.run.failed;
-	if (nv_pch_commit(pch, !rc, stat(err, &st) == 0 && st.st_size == 0) == 0) {
-		used = 1;
-		nv_pch_trim(pch->dir, nv_pch_budget());
+	if (rc) {
+		nv_pch_abandon(pch);
+	} else {
+		time_entry(&c, &t0, &before);
+		/* put in place, then read back as any compile reads it */
+		if (nv_pch_commit(pch, &t, WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		                  stat(err, &est) == 0 && est.st_size == 0, &why) == 0 &&
+		    nv_pch_fresh(pch, NULL)) {
+			used = 1;
+			nv_pch_trim(pch->dir, nv_pch_budget());
+		}
+		nv_trace_release(&t);
 	}
-	nv_chain_release(&c.run);
+	if (why && nv_drv.verbose)
+		fprintf(stderr, "#$ # header cache %s: %s\n", pch->key, why);
 	unlink(err);
 	return used ? 0 : -1;
 }
@@ -399,6 +450,26 @@ build_prefix(const struct nv_job *j, const char *dir, struct nv_pch *e, const st
 	return build_entry(j, e, av, err, paths, host);
 }
 
+/* Whether the command asks for debug information beyond line tables:
+ * clang describes what a precompiled header declares otherwise than what
+ * it parses (a -G compile through the cache loses most of its DWARF), so
+ * those compiles go without the cache. */
+static int
+debug_info(char *const *av)
+{
+	static const char *const not_debug[] = { "-gline-tables-only", "-gcc-", "-gpu-", "-gno-", NULL };
+
+	for (; *av; av++) {
+		int debug = !strncmp(*av, "-g", 2) || !strcmp(*av, "--cuda-noopt-device-debug");
+
+		for (size_t i = 0; debug && not_debug[i]; i++)
+			debug = strncmp(*av, not_debug[i], strlen(not_debug[i])) != 0;
+		if (debug)
+			return 1;
+	}
+	return 0;
+}
+
 /* The header cache's entry for this build: the longest prefix of the
  * source's preamble whose entry is fresh, or the longest one beyond it that
  * an earlier compile began with (built now, chained on it); else the command's,
@@ -413,14 +484,15 @@ nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch,
 {
 	struct nv_preamble pre = { 0 };
 	struct nv_pch *e = NULL;
+	struct nv_strv *cmd = front_end_flags(dir, j->arch, 0, host);
 	char *cache;
 	size_t n = 0, last = 0;
 	long best = -1, build = -1;
 	int off = 0, ok;
 
-	if (nv_drv.no_cache || !(cache = nv_pch_dir()))
+	if (nv_drv.no_cache || debug_info(cmd->v) || !(cache = nv_pch_dir()))
 		return NULL;
-	nv_pch_init(pch, cache, front_end_flags(dir, j->arch, 0, host)->v, NULL, 0);
+	nv_pch_init(pch, cache, cmd->v, NULL, 0);
 	if (!user_include() && strcmp(j->input, "-") && (n = nv_pch_preamble(j->input, &pre))) {
 		struct nv_strv *av = front_end_flags(dir, j->arch, 1, host);
 

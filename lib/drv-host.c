@@ -108,6 +108,7 @@ plan_ptxas(struct nv_plan *p, const char *src, const char *ptx, const char *gpu,
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, cubin);
 	add_tool(p, "ptxas", av, src, gpu, cubin, temporary);
+	p->jobs[p->n - 1].check = NV_CHECK_ELF;
 }
 
 /* "sm_90a" -> "90a", fatbinary's spelling of a GPU or virtual arch. */
@@ -153,6 +154,8 @@ plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, int cl
 	nv_strv_push(av, nv_drv_cuda_tool("fatbinary", "a fatbin"));
 	nv_strv_push(av, "-64");
 	nv_strv_push(av, "--create");
+	if (!temporary)
+		out = nv_plan_out(p, out);
 	nv_strv_push(av, out);
 	for (size_t i = 0, k = 0; i < t->n; i++) {
 		for (size_t r = 0; r < t->v[i].nreal; r++)
@@ -163,6 +166,7 @@ plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, int cl
 	if (nv_drv.rdc)
 		nv_strv_push(av, "--device-c");
 	add_tool(p, "fatbinary", av, src, nv_drv.arch, out, temporary);
+	p->jobs[p->n - 1].check = NV_CHECK_FATBIN;
 	free(cubins.v); /* the paths are the ptxas jobs' outputs */
 	free(stem);
 	free(ptx);
@@ -181,6 +185,8 @@ nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 
 	plan_fatbin(p, src, fatbin, 1, 1, temporary ? NULL : obj);
+	if (!temporary)
+		obj = nv_plan_out(p, obj);
 	for (char **a = nv_drv_host_compile(p->dir, nv_drv.arch, src, fatbin, obj); *a; a++)
 		nv_strv_push(av, *a);
 	add_tool(p, "host", av, src, nv_drv.arch, obj, temporary);
@@ -188,6 +194,22 @@ nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
 	free(stem);
 }
 
+/* The host compile with the entry pch's flags before its input, as the
+ * device side has them. */
+static char **
+with_pch(char **argv, const struct nv_pch *pch, struct nv_strv *av)
+{
+	for (char **a = argv; *a; a++) {
+		if (!strcmp(*a, "-c"))
+			nv_drv_use_pch(av, pch);
+		nv_strv_push(av, *a);
+	}
+	return av->v;
+}
+
+/* As the device side's front end (drv-device.c): through the header
+ * cache's host entry as a try, again without it when the try failed or
+ * printed what a compile without it would print otherwise. */
 int
 nv_drv_host_run(struct nv_plan *p, const struct nv_job *j)
 {
@@ -195,24 +217,40 @@ nv_drv_host_run(struct nv_plan *p, const struct nv_job *j)
 	struct nv_strv paths = { 0 }, av = { 0 };
 	struct nv_job t = *j;
 	char *stem = nv_drv_stem(j->input), *name = xasprintf("%s.host-pch.err", stem);
-	char *err = nv_plan_tmp(p, name);
+	char *err = nv_plan_tmp(p, name), *said = xasprintf("%s.said", err);
 	const char *use = nv_drv_header_cache(j, p->dir, &pch, err, &paths, 1);
-	int rc;
+	struct stat st;
+	int rc = -1, printed;
 
-	/* -include-pch before the input, as the device side has it */
-	for (char **a = j->argv; *a; a++) {
-		if (use && !strcmp(*a, "-c"))
-			nv_drv_use_pch(&av, &pch);
-		nv_strv_push(&av, *a);
+	if (use) {
+		int tried;
+
+		nv_strv_push(&paths, said);
+		nv_drv_sig_paths(&paths);
+		t.argv = with_pch(j->argv, &pch, &av);
+		tried = nv_drv_try_tool(&t, said);
+		printed = stat(said, &st) == 0 && st.st_size > 0;
+		if (!tried && !printed)
+			rc = 0;
+		else if (!tried && !nv_pch_renames(&pch))
+			rc = nv_drv_copy_to_stderr(said);
+		unlink(said);
+		if (rc) {
+			/* again without the entry, the compile the user sees */
+			rc = nv_drv_run_tool(j);
+			if (tried && !rc)
+				nv_pch_drop(&pch);
+		}
+	} else {
+		rc = nv_drv_run_tool(j);
 	}
-	t.argv = av.v;
-	rc = nv_drv_run_tool(&t);
 	for (size_t i = 0; i < paths.n; i++)
 		unlink(paths.v[i]);
 	nv_drv_sig_paths(NULL);
 	nv_pch_release(&pch);
 	nv_strv_free(&av);
 	nv_strv_free(&paths);
+	free(said);
 	free(err);
 	free(name);
 	free(stem);
@@ -244,18 +282,23 @@ nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int tempora
 		nv_strv_push(av, nv_drv.cpp.v[i]);
 	nv_drv_host_flags(av);
 	if (nv_drv.deps && !temporary) {
+		/* the compiler's defaults name the file and target after -o: the
+		 * user's object, not the file written for it */
+		const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
+
+		nv_drv_dep_defaults(obj);
 		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
-		if (nv_drv.dep_file) {
-			nv_strv_push(av, "-MF");
-			nv_strv_push(av, nv_drv.dep_file);
-		}
-		if (nv_drv.dep_target) {
-			nv_strv_push(av, "-MT");
-			nv_strv_push(av, nv_drv.dep_target);
-		}
+		nv_strv_push(av, "-MF");
+		nv_strv_push(av, nv_plan_out(p, (char *)nv_drv.dep_file));
+		nv_strv_push(av, nv_drv.dep_quote ? "-MQ" : "-MT");
+		nv_strv_push(av, nv_drv.dep_target);
 		if (nv_drv.dep_phony)
 			nv_strv_push(av, "-MP");
+		nv_drv.dep_file = dep_file;
+		nv_drv.dep_target = dep_target;
 	}
+	if (!temporary)
+		obj = nv_plan_out(p, obj);
 	nv_strv_push(av, src);
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, obj);

@@ -83,6 +83,7 @@ nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int 
 			nv_strv_push(av, "-o");
 			nv_strv_push(av, cubin);
 			add_tool(p, "nvlink", av, cubin, 1);
+			p->jobs[p->n - 1].check = NV_CHECK_ELF;
 			nv_strv_pushf(fb, "--image3=kind=elf,sm=%s,file=%s", strchr(t->v[i].real[r], '_') + 1, cubin);
 		}
 	nv_strv_pushf(fb, "--embedded-fatbin=%s", fatbin_c);
@@ -103,6 +104,8 @@ nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int 
 	push_all(cc, &nv_drv.host);
 	nv_strv_push(cc, "-m64");
 	nv_strv_pushf(cc, "%s/bin/crt/link.stub", nv_drv_cuda.root);
+	if (!temporary)
+		out = nv_plan_out(p, out);
 	nv_strv_push(cc, "-o");
 	nv_strv_push(cc, out);
 	add_tool(p, "link stub", cc, out, temporary);
@@ -181,6 +184,7 @@ nv_drv_plan_link(struct nv_plan *p, const struct nv_strv *objs, char *out)
 		}
 	}
 	nv_strv_push(av, "-Wl,--end-group");
+	out = nv_plan_out(p, out);
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, out);
 	add_tool(p, "link", av, out, 0);
@@ -198,7 +202,9 @@ nv_drv_plan_lib(struct nv_plan *p, const struct nv_strv *objs, char *out)
 		nv_fatal("-lib needs ar, which is not on PATH");
 	nv_strv_push(av, ar);
 	nv_strv_push(av, "-rcs");
+	out = nv_plan_out(p, out);
 	nv_strv_push(av, out);
 	push_all(av, objs);
 	add_tool(p, "ar", av, out, 0);
+	p->jobs[p->n - 1].seed = 1; /* ar adds to a library that is there, as nvcc's does */
 }

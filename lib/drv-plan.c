@@ -26,7 +26,37 @@ nv_plan_add(struct nv_plan *p, const struct nv_job *j)
 		p->cap = p->cap ? 2 * p->cap : 8;
 		p->jobs = xrealloc(p->jobs, p->cap * sizeof(*p->jobs));
 	}
-	p->jobs[p->n++] = *j;
+	p->jobs[p->n] = *j;
+	/* the files nv_plan_out named since the last job are this one's */
+	p->jobs[p->n].inst_lo = p->attached;
+	p->jobs[p->n].inst_hi = p->attached = p->installs.n / 2;
+	p->n++;
+}
+
+char *
+nv_plan_out(struct nv_plan *p, char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	struct stat st;
+	char *name, *tmp;
+
+	if (!strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
+		return path;
+	name = xasprintf("out%zu.%s", p->installs.n / 2, base);
+	tmp = nv_plan_tmp(p, name);
+	free(name);
+	nv_strv_push(&p->installs, tmp);
+	nv_strv_push(&p->installs, path);
+	return p->installs.v[p->installs.n - 2];
+}
+
+const char *
+nv_job_final(const struct nv_plan *p, const struct nv_job *j)
+{
+	for (size_t k = j->inst_lo; j->output && k < j->inst_hi; k++)
+		if (!strcmp(p->installs.v[2 * k], j->output))
+			return p->installs.v[2 * k + 1];
+	return j->output;
 }
 
 const char *
@@ -214,14 +244,14 @@ nv_drv_plan(struct nv_plan *p)
 			char *target = nv_drv.dep_target ? xstrdup(nv_drv.dep_target)
 			                                 : xasprintf("%s.o", nv_drv_stem(in));
 
-			j.output = xstrdup(nv_drv.output ? nv_drv.output : "-");
+			j.output = nv_plan_out(p, xstrdup(nv_drv.output ? nv_drv.output : "-"));
 			j.argv = nv_drv_deps_only(p->dir, nv_drv.arch, in, target, j.output);
 			nv_plan_add(p, &j);
 		} else if (row->kind == NV_OUT_PREPROC) {
 			struct nv_job j = { .act = NV_ACT_TOOL, .label = "preprocess", .input = in, .says_why = 1,
 				            .arch = nv_drv.arch };
 
-			j.output = xstrdup(nv_drv.output ? nv_drv.output : "-");
+			j.output = nv_plan_out(p, xstrdup(nv_drv.output ? nv_drv.output : "-"));
 			j.argv = nv_drv_preprocess(p->dir, nv_drv.arch, in, j.output);
 			nv_plan_add(p, &j);
 		} else if (row->kind == NV_OUT_OBJ) {
@@ -248,7 +278,7 @@ nv_drv_plan(struct nv_plan *p)
 	if (row->kind == NV_OUT_EXE)
 		nv_drv_plan_link(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name));
 	if (row->kind == NV_OUT_EXE && nv_drv.run)
-		plan_run(p, p->jobs[p->n - 1].output);
+		plan_run(p, nv_job_final(p, &p->jobs[p->n - 1]));
 	else if (row->kind == NV_OUT_DLINK)
 		nv_drv_plan_dlink(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name), 0);
 	else if (row->kind == NV_OUT_LIB)
@@ -262,29 +292,111 @@ nv_plan_temp(struct nv_plan *p, char *path)
 	nv_strv_push(&p->temps, path);
 }
 
+/* The user's files the plan writes, each once: the jobs' outputs, the
+ * dependency files, the -time file. */
+static void
+user_outputs(const struct nv_plan *p, struct nv_strv *outs)
+{
+	const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
+
+	for (size_t k = 1; k < p->installs.n; k += 2)
+		if (!nv_strv_has(outs, p->installs.v[k]))
+			nv_strv_push(outs, p->installs.v[k]);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nv_job *j = &p->jobs[i];
+
+		if (!j->temporary && j->output && !nv_strv_has(outs, nv_job_final(p, j)))
+			nv_strv_push(outs, nv_job_final(p, j));
+		/* the dependency file of an object comes from its first device compile */
+		if (nv_drv.deps && j->deps_for) {
+			nv_drv_dep_defaults(j->deps_for);
+			if (!nv_strv_has(outs, nv_drv.dep_file))
+				nv_strv_push(outs, nv_drv.dep_file);
+		}
+		nv_drv.dep_file = dep_file;
+		nv_drv.dep_target = dep_target;
+	}
+	if (nv_drv.deps && dep_file && !nv_strv_has(outs, dep_file))
+		nv_strv_push(outs, dep_file);
+	if (nv_drv.time_file)
+		nv_strv_push(outs, nv_drv.time_file);
+}
+
+void
+nv_drv_check_clobber(const struct nv_plan *p)
+{
+	struct nv_strv outs = { 0 };
+
+	user_outputs(p, &outs);
+	for (size_t o = 0; o < outs.n; o++) {
+		struct stat so, si;
+
+		if (!strcmp(outs.v[o], "-") || stat(outs.v[o], &so) || !S_ISREG(so.st_mode))
+			continue;
+		for (size_t i = 0; i < nv_drv.inputs.n; i++)
+			if (stat(nv_drv.inputs.v[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+				nv_error("input file '%s' is the same as output file '%s'", nv_drv.inputs.v[i], outs.v[o]);
+				if (p->made_tmp)
+					nv_io_rm_tree(p->tmp);
+				nv_exit(NV_EXIT_ERROR);
+			}
+	}
+	nv_strv_free(&outs);
+}
+
 /* Every output can be written (its directory exists, it is not read-only),
  * the dependency file's too, before anything is compiled. */
 void
 nv_drv_check_outputs(const struct nv_plan *p)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		const char *out = p->jobs[i].output;
-		const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
-		int bad = !p->jobs[i].temporary && nv_io_check_output(out);
+	struct nv_strv outs = { 0 };
+	int bad = 0;
 
-		/* the dependency file of an object comes from its first device compile */
-		if (!bad && nv_drv.deps && p->jobs[i].deps_for) {
-			nv_drv_dep_defaults(p->jobs[i].deps_for);
-			bad = nv_io_check_output(nv_drv.dep_file);
-		}
-		nv_drv.dep_file = dep_file;
-		nv_drv.dep_target = dep_target;
-		if (bad) {
-			if (p->made_tmp)
-				rmdir(p->tmp);
-			nv_exit(NV_EXIT_ERROR);
-		}
+	user_outputs(p, &outs);
+	for (size_t o = 0; !bad && o < outs.n; o++)
+		bad = outs.v[o] != nv_drv.time_file && nv_io_check_output(outs.v[o]);
+	nv_strv_free(&outs);
+	if (bad) {
+		if (p->made_tmp)
+			nv_io_rm_tree(p->tmp);
+		nv_exit(NV_EXIT_ERROR);
 	}
+}
+
+/* Put a job's files in place, once it has succeeded: 0, or -1 after an error. */
+static int
+install(const struct nv_plan *p, const struct nv_job *j)
+{
+	for (size_t k = j->inst_lo; k < j->inst_hi; k++)
+		if (nv_io_install(p->installs.v[2 * k], p->installs.v[2 * k + 1]))
+			return -1;
+	return 0;
+}
+
+/* A job that adds to its output starts from the user's file (ar r). */
+static int
+seed(const struct nv_plan *p, const struct nv_job *j)
+{
+	const char *final = nv_job_final(p, j);
+	struct stat st;
+
+	if (!j->seed || final == j->output || stat(final, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return nv_io_copy(final, j->output);
+}
+
+/* The output of job j is whole, as its kind says; else an error. */
+static int
+check_output(const struct nv_plan *p, const struct nv_job *j)
+{
+	const char *what = j->check == NV_CHECK_ELF ? "an ELF file" : "a fatbin";
+	int bad = j->check == NV_CHECK_ELF ? nv_io_check_elf(j->output) : nv_io_check_fatbin(j->output);
+
+	if (j->check == NV_CHECK_NONE || !bad)
+		return 0;
+	nv_error("%s wrote '%s', which is not %s whole (truncated: is the disk full?)", j->label,
+	         nv_job_final(p, j), what);
+	return -1;
 }
 
 int
@@ -300,11 +412,19 @@ nv_drv_run(struct nv_plan *p)
 			nv_strv_push(&temps, j->output);
 			nv_drv_sig_temps(&temps);
 		}
-		rc = j->act == NV_ACT_DEVICE ? nv_drv_device_run(p, j)
-		     : j->act == NV_ACT_HOST ? nv_drv_host_run(p, j)
-		                             : nv_drv_run_tool(j);
-		if (rc && j->output)
+		rc = seed(p, j);
+		if (!rc)
+			rc = j->act == NV_ACT_DEVICE ? nv_drv_device_run(p, j)
+			     : j->act == NV_ACT_HOST ? nv_drv_host_run(p, j)
+			                             : nv_drv_run_tool(j);
+		if (!rc)
+			rc = check_output(p, j);
+		if (!rc)
+			rc = install(p, j);
+		if (rc && j->output) {
 			nv_drv_remove_output(j->output);
+			nv_drv_remove_output(nv_job_final(p, j));
+		}
 	}
 	for (size_t i = 0; !nv_drv.keep && i < temps.n; i++)
 		unlink(temps.v[i]);
@@ -312,8 +432,9 @@ nv_drv_run(struct nv_plan *p)
 		unlink(p->temps.v[i]);
 	nv_drv_sig_temps(NULL);
 	nv_strv_free(&temps);
+	/* the run's directory goes whole, whatever a tool left in it */
 	if (p->made_tmp)
-		rmdir(p->tmp);
+		nv_io_rm_tree(p->tmp);
 	nv_drv_sig_dir(NULL);
 	return rc;
 }
@@ -334,17 +455,32 @@ nv_drv_dryrun(struct nv_plan *p)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct nv_job *j = &p->jobs[i];
 
-		tmp |= j->temporary || (j->act == NV_ACT_DEVICE && nv_drv_device_uses_tmp(j));
+		tmp |= j->temporary || j->inst_hi > j->inst_lo || (j->act == NV_ACT_DEVICE && nv_drv_device_uses_tmp(j));
 	}
 	if (tmp && nv_drv.keep)
 		printf("tmp=%s\n", nv_shell_quote(p->tmp));
 	else if (tmp)
 		printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
 	for (size_t i = 0; i < p->n; i++) {
-		if (p->jobs[i].act == NV_ACT_DEVICE) {
-			nv_drv_device_dryrun(p, &p->jobs[i]);
+		const struct nv_job *j = &p->jobs[i];
+		struct stat st;
+
+		if (j->seed && nv_job_final(p, j) != j->output && !stat(nv_job_final(p, j), &st)) {
+			char *av[] = { "cp", (char *)nv_job_final(p, j), j->output, NULL };
+
+			nv_drv_print_cmd(stdout, av);
+			putchar('\n');
+		}
+		if (j->act == NV_ACT_DEVICE) {
+			nv_drv_device_dryrun(p, j);
 		} else {
-			nv_drv_print_cmd(stdout, p->jobs[i].argv);
+			nv_drv_print_cmd(stdout, j->argv);
+			putchar('\n');
+		}
+		for (size_t k = j->inst_lo; k < j->inst_hi; k++) {
+			char *av[] = { "mv", "-f", p->installs.v[2 * k], p->installs.v[2 * k + 1], NULL };
+
+			nv_drv_print_cmd(stdout, av);
 			putchar('\n');
 		}
 	}

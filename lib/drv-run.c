@@ -19,6 +19,7 @@
 
 #include "diag.h"
 #include "driver.h"
+#include "io.h"
 #include "jobserver.h"
 #include "proc.h"
 #include "util.h"
@@ -31,6 +32,23 @@ nv_drv_remove_output(const char *path)
 
 	if (strcmp(path, "-") && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 		unlink(path);
+}
+
+int
+nv_drv_copy_to_stderr(const char *path)
+{
+	char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	fflush(stderr);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (write(2, buf, (size_t)n) != n)
+			break;
+	close(fd);
+	return n == 0 ? 0 : -1;
 }
 
 /* "$tmp" and the rest of an argument, inside double quotes (a quote in it,
@@ -214,8 +232,9 @@ nv_drv_on_signal(void)
 		unlink(sig_paths[i]);
 	for (size_t i = 0; i < nsig_temps; i++)
 		unlink(sig_temps[i]);
+	/* the run's directory, whole: whatever a tool left in it */
 	if (sig_dir)
-		rmdir(sig_dir);
+		nv_io_rm_tree(sig_dir);
 }
 
 /*
@@ -325,12 +344,20 @@ record_driver(const struct timespec *t0, const char *out)
 static int
 start(struct nv_drv_chain *c)
 {
-	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), rc;
+	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), err_fd = -1, rc;
 
 	if (nv_drv.verbose)
 		nv_drv_show_chain(stderr, c, "");
-	rc = nv_chain_start(&c->run, c->argv, c->n, in_fd, -1, -1);
+	if (c->err_file) {
+		unlink(c->err_file);
+		err_fd = open(c->err_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (err_fd < 0)
+			nv_fatal("cannot create '%s':", c->err_file);
+	}
+	rc = nv_chain_start(&c->run, c->argv, c->n, in_fd, -1, err_fd);
 	close(in_fd);
+	if (err_fd >= 0)
+		close(err_fd);
 	return rc;
 }
 
@@ -378,7 +405,9 @@ settle(struct nv_drv_chain *cs, size_t n, int failed)
 				continue;
 			nv_drv_progress_clear();
 			nv_chain_blame(w);
-			if (!failed && !said_why(&cs[i]))
+			if (cs[i].quiet)
+				; /* a try: the caller says what it means */
+			else if (!failed && !said_why(&cs[i]))
 				nv_chain_report(w);
 			else
 				nv_diag_reported_elsewhere();
@@ -453,7 +482,8 @@ nv_drv_run_one(struct nv_drv_chain *c)
 	if (nv_drv.keep) {
 		/* one step at a time: each writes its file before the next reads it */
 		for (size_t i = 0; i < c->n; i++) {
-			struct nv_drv_chain one = { .n = 1, .label = c->label, .src = c->src, .arch = c->arch };
+			struct nv_drv_chain one = { .n = 1, .label = c->label, .src = c->src, .arch = c->arch,
+				                    .err_file = c->err_file, .quiet = c->quiet };
 
 			one.argv[0] = c->argv[i];
 			one.name[0] = c->name[i];
@@ -481,11 +511,11 @@ nv_drv_time_open(void)
 		                "arch , tool, metric , unit\n");
 }
 
-int
-nv_drv_run_tool(const struct nv_job *j)
+static int
+run_tool(const struct nv_job *j, const char *err_file)
 {
 	struct nv_drv_chain c = { .n = 1, .label = j->label, .src = j->input ? j->input : "",
-	                          .arch = j->arch ? j->arch : "" };
+	                          .arch = j->arch ? j->arch : "", .err_file = err_file, .quiet = err_file != NULL };
 	int rc;
 
 	c.argv[0] = j->argv;
@@ -497,6 +527,18 @@ nv_drv_run_tool(const struct nv_job *j)
 	rc = nv_drv_run_one(&c);
 	nv_drv_progress_clear();
 	return rc;
+}
+
+int
+nv_drv_run_tool(const struct nv_job *j)
+{
+	return run_tool(j, NULL);
+}
+
+int
+nv_drv_try_tool(const struct nv_job *j, const char *err_file)
+{
+	return run_tool(j, err_file);
 }
 
 void

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -457,4 +458,204 @@ nv_io_read_lazy(LLVMContextRef ctx, const char *path, int untrusted, LLVMModuleR
 	nv_error("cannot read bitcode from '%s': %s", name, err ? err : "malformed");
 	free(err);
 	return -1;
+}
+
+/* Copy the file at from into fd, already open for writing: 0 or -1. */
+static int
+copy_into(const char *from, int fd)
+{
+	char *buf = xmalloc(1 << 16);
+	int in = open(from, O_RDONLY | O_CLOEXEC), rc = in < 0 ? -1 : 0;
+	ssize_t n = 0;
+
+	while (!rc && (n = read(in, buf, 1 << 16)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		rc = n < 0 ? -1 : write_all(fd, buf, (size_t)n);
+	}
+	if (in >= 0)
+		close(in);
+	free(buf);
+	return rc;
+}
+
+int
+nv_io_copy(const char *from, const char *to)
+{
+	int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600), rc;
+
+	if (fd < 0) {
+		nv_error("cannot create '%s':", to);
+		return -1;
+	}
+	rc = copy_into(from, fd);
+	if (close(fd) || rc) {
+		nv_error("cannot copy '%s' to '%s':", from, to);
+		unlink(to);
+		return -1;
+	}
+	return 0;
+}
+
+int
+nv_io_install(const char *from, const char *to)
+{
+	const char *slash = strrchr(to, '/');
+	struct stat st;
+	char *tmp;
+	int fd, ok;
+
+	if (rename(from, to) == 0)
+		return 0;
+	if (errno != EXDEV) {
+		nv_error("cannot write output '%s':", to);
+		return -1;
+	}
+	/* another file system: a copy beside to, under a name no one can
+	 * guess, with from's mode, renamed into place */
+	if (slash)
+		tmp = xasprintf("%.*s/.%s.XXXXXX", (int)(slash - to), to, slash + 1);
+	else
+		tmp = xasprintf(".%s.XXXXXX", to);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		nv_error("cannot write output '%s':", to);
+		free(tmp);
+		return -1;
+	}
+	nv_register_output(tmp);
+	ok = stat(from, &st) == 0 && copy_into(from, fd) == 0 && fchmod(fd, st.st_mode & 07777) == 0;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, to)) {
+		nv_error("cannot write output '%s':", to);
+		unlink(tmp);
+		ok = 0;
+	}
+	nv_forget_output(tmp);
+	free(tmp);
+	if (ok)
+		unlink(from);
+	return ok ? 0 : -1;
+}
+
+/* Up to len bytes of path from offset off into buf: the count, or -1. */
+static ssize_t
+read_at(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t n;
+
+	do
+		n = pread(fd, buf, len, off);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static uint64_t
+le(const unsigned char *p, int bytes)
+{
+	uint64_t v = 0;
+
+	while (bytes--)
+		v = (v << 8) | p[bytes];
+	return v;
+}
+
+int
+nv_io_check_elf(const char *path)
+{
+	unsigned char h[64], sh[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	uint64_t size, phoff, shoff, phent, phnum, shent, shnum;
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	ok = fstat(fd, &st) == 0 && read_at(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	     !memcmp(h, "\177ELF", 4) && h[4] == 2 && h[5] == 1;
+	if (ok) {
+		size = (uint64_t)st.st_size;
+		phoff = le(h + 0x20, 8), shoff = le(h + 0x28, 8);
+		phent = le(h + 0x36, 2), phnum = le(h + 0x38, 2);
+		shent = le(h + 0x3a, 2), shnum = le(h + 0x3c, 2);
+		ok = phoff + phnum * phent <= size && shoff + shnum * shent <= size && (!shnum || shent >= 64);
+		/* every section's bytes are in the file */
+		for (uint64_t i = 0; ok && i < shnum; i++) {
+			ok = read_at(fd, sh, 64, (off_t)(shoff + i * shent)) == 64;
+			if (ok && le(sh + 4, 4) != 8 /* SHT_NOBITS */)
+				ok = le(sh + 0x18, 8) + le(sh + 0x20, 8) <= size;
+		}
+	}
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+int
+nv_io_check_fatbin(const char *path)
+{
+	unsigned char h[16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	/* CUDA's fatbin header: magic, version, header size, the rest's size */
+	ok = fstat(fd, &st) == 0 && read_at(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	     le(h, 4) == 0xba55ed50u && le(h + 6, 2) + le(h + 8, 8) == (uint64_t)st.st_size;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* getdents64's records. */
+struct dirent64_rec {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/* Remove what is in the directory fd names (and its directories, a few
+ * levels down), with calls a signal handler may make. */
+static void
+rm_below(int fd, int depth)
+{
+	char buf[4096];
+	int again = 1;
+
+	while (again) {
+		long n;
+
+		again = 0;
+		lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			for (long off = 0; off < n;) {
+				struct dirent64_rec *d = (struct dirent64_rec *)(buf + off);
+				int sub;
+
+				off += d->reclen;
+				if (!strcmp(d->name, ".") || !strcmp(d->name, ".."))
+					continue;
+				if (!unlinkat(fd, d->name, 0)) {
+					again = 1;
+				} else if (errno == EISDIR && depth < 8 &&
+				           (sub = openat(fd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+					rm_below(sub, depth + 1);
+					close(sub);
+					again |= unlinkat(fd, d->name, AT_REMOVEDIR) == 0;
+				}
+			}
+		}
+	}
+}
+
+void
+nv_io_rm_tree(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	rm_below(fd, 0);
+	close(fd);
+	rmdir(dir);
 }

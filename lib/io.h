@@ -33,4 +33,18 @@ int nv_io_write(const char *path, const void *data, size_t len, int binary, int 
 /* Write m as bitcode (or text IR if text) with nv_io_write.  0 or -1. */
 int nv_io_write_module(LLVMModuleRef m, const char *path, int text, int force);
 
+/* Put the finished file from in place as to: renamed, or on another file
+ * system copied beside to (a name no one can guess, from's mode) and
+ * renamed; from is gone after.  0, or -1 after an error naming to. */
+int nv_io_install(const char *from, const char *to);
+/* Copy from into the new file to (made with O_EXCL): 0, or -1 after an error. */
+int nv_io_copy(const char *from, const char *to);
+/* 0 when path is a whole 64-bit ELF file: its headers and every section's
+ * bytes within it (a tool on a full disk may exit 0 with part of one). */
+int nv_io_check_elf(const char *path);
+/* 0 when path is a whole CUDA fatbin (its header's sizes add up to it). */
+int nv_io_check_fatbin(const char *path);
+/* Remove the directory dir and what is in it; safe in a signal handler. */
+void nv_io_rm_tree(const char *dir);
+
 #endif

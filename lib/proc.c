@@ -27,15 +27,33 @@ static struct child {
 } children[MAX_CHILDREN];
 static void (*extra_hook)(void);
 static int sigchld_pipe[2] = { -1, -1 };
+static volatile pid_t watched; /* a traced child: stopped, it hears only SIGKILL */
 
 static void
 stop_running(void)
 {
+	if (watched > 0)
+		kill(watched, SIGKILL);
 	for (size_t i = 0; i < MAX_CHILDREN; i++)
 		if (children[i].pid > 0)
 			kill(children[i].pid, SIGTERM);
 	if (extra_hook)
 		extra_hook();
+}
+
+void
+nv_proc_watch(pid_t pid)
+{
+	watched = pid;
+	if (!extra_hook)
+		nv_diag_on_signal(stop_running);
+}
+
+void
+nv_proc_unwatch(pid_t pid)
+{
+	if (watched == pid)
+		watched = 0;
 }
 
 void

@@ -49,6 +49,10 @@ void nv_chain_kill(struct nv_chain *c);
 /* "nv-llc failed with exit status 1" for the stage blamed, if any. */
 void nv_chain_report(const struct nv_chain *c);
 void nv_chain_release(struct nv_chain *c);
+/* A child started outside the chains (a traced one): killed (SIGKILL) by
+ * the signal hook until unwatched. */
+void nv_proc_watch(pid_t pid);
+void nv_proc_unwatch(pid_t pid);
 /* On SIGINT/SIGTERM/SIGHUP: stop every child, then run fn (async-signal-safe). */
 void nv_proc_on_signal(void (*fn)(void));
 /* A fd that becomes readable when a child exits (a SIGCHLD self-pipe);

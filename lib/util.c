@@ -157,3 +157,86 @@ nv_strv_free(struct nv_strv *sv)
 	sv->v = NULL;
 	sv->n = sv->cap = 0;
 }
+
+/* MurmurHash3 x64-128 (Austin Appleby, public domain), fed in pieces. */
+static uint64_t
+rotl64(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static uint64_t
+fmix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	k ^= k >> 33;
+	return k;
+}
+
+static const uint64_t murmur_c1 = 0x87c37b91114253d5ull, murmur_c2 = 0x4cf5ad432745937full;
+
+static void
+hash_block(struct nv_hash *h, const unsigned char *b)
+{
+	uint64_t k1, k2;
+
+	memcpy(&k1, b, 8);
+	memcpy(&k2, b + 8, 8);
+	k1 *= murmur_c1, k1 = rotl64(k1, 31), k1 *= murmur_c2, h->h1 ^= k1;
+	h->h1 = rotl64(h->h1, 27), h->h1 += h->h2, h->h1 = h->h1 * 5 + 0x52dce729;
+	k2 *= murmur_c2, k2 = rotl64(k2, 33), k2 *= murmur_c1, h->h2 ^= k2;
+	h->h2 = rotl64(h->h2, 31), h->h2 += h->h1, h->h2 = h->h2 * 5 + 0x38495ab5;
+}
+
+void
+nv_hash_init(struct nv_hash *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->h1 = h->h2 = 0x6e76706368; /* "nvpch" */
+}
+
+void
+nv_hash_add(struct nv_hash *h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	h->len += n;
+	if (h->ntail) {
+		size_t take = 16 - h->ntail < n ? 16 - h->ntail : n;
+
+		memcpy(h->tail + h->ntail, s, take);
+		h->ntail += take, s += take, n -= take;
+		if (h->ntail < 16)
+			return;
+		hash_block(h, h->tail);
+		h->ntail = 0;
+	}
+	for (; n >= 16; s += 16, n -= 16)
+		hash_block(h, s);
+	memcpy(h->tail, s, n);
+	h->ntail = n;
+}
+
+void
+nv_hash_done(struct nv_hash *h, uint64_t out[2])
+{
+	uint64_t k1 = 0, k2 = 0;
+
+	for (size_t i = h->ntail; i-- > 8;)
+		k2 = (k2 << 8) | h->tail[i];
+	for (size_t i = h->ntail < 8 ? h->ntail : 8; i-- > 0;)
+		k1 = (k1 << 8) | h->tail[i];
+	if (h->ntail > 8)
+		k2 *= murmur_c2, k2 = rotl64(k2, 33), k2 *= murmur_c1, h->h2 ^= k2;
+	if (h->ntail)
+		k1 *= murmur_c1, k1 = rotl64(k1, 31), k1 *= murmur_c2, h->h1 ^= k1;
+	h->h1 ^= h->len, h->h2 ^= h->len;
+	h->h1 += h->h2, h->h2 += h->h1;
+	h->h1 = fmix64(h->h1), h->h2 = fmix64(h->h2);
+	h->h1 += h->h2, h->h2 += h->h1;
+	out[0] = h->h1;
+	out[1] = h->h2;
+}

@@ -2,6 +2,7 @@
 #define NV_UTIL_H
 /* util: allocation that dies on failure, string helpers. */
 #include <stddef.h>
+#include <stdint.h>
 
 /* malloc that exits with a message on failure; never returns NULL. */
 void *xmalloc(size_t n);
@@ -31,5 +32,16 @@ void nv_strv_pushf(struct nv_strv *sv, const char *fmt, ...) __attribute__((form
 int nv_strv_has(const struct nv_strv *sv, const char *s);
 /* Free the strings and the array. */
 void nv_strv_free(struct nv_strv *sv);
+
+/* A 128-bit hash of bytes fed in pieces (MurmurHash3 x64-128): what a
+ * file's content is, for the header cache.  Not cryptographic. */
+struct nv_hash {
+	uint64_t h1, h2;
+	size_t len, ntail;
+	unsigned char tail[16];
+};
+void nv_hash_init(struct nv_hash *h);
+void nv_hash_add(struct nv_hash *h, const void *p, size_t n);
+void nv_hash_done(struct nv_hash *h, uint64_t out[2]);
 
 #endif

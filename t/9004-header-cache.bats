@@ -207,7 +207,7 @@ EOF2
 @test "a damaged or busy cache entry is no error: rebuilt, taken over, or gone without" {
 	nvcc-lite -ptx -no-cache -arch=sm_90 saxpy.cu -o plain.ptx
 	nvcc-lite -ptx -arch=sm_90 saxpy.cu -o a.ptx
-	list=$(ls cache/fe-*.list)
+	list=$(ls cache/fe-*.man)
 	# garbage, then an empty list: the entry is built again
 	for bad in 'garbage' ''; do
 		printf '%s' "$bad" >"$list"
@@ -215,11 +215,11 @@ EOF2
 		assert_success
 		grep -q -- '-emit-pch' <<<"$stderr" || fail "a damaged list was trusted"
 		cmp plain.ptx b.ptx
-		head -1 "$list" | grep -qx 'nv-pch 1'
+		head -1 "$list" | grep -qx 'nv-pch 2'
 	done
 	# a build in progress elsewhere: this compile goes without the cache
 	rm "$list"
-	lock=${list%.list}.lock
+	lock=${list%.man}.lock
 	: >"$lock"
 	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 saxpy.cu -o c.ptx
 	assert_success
@@ -467,6 +467,7 @@ preamble_source() {
 	[ "$small" -eq 1 ] || fail "the preamble's entry is not the command's delta: $(ls -l cache)"
 	# the command's header changes: both entries are rebuilt, the PTX follows
 	echo '#define SCALE 5.0f' >inc/scale.h
+	settle
 	run --separate-stderr nvcc-lite -ptx -v -arch=sm_90 -Iinc "${X[@]}" k.cu -o 4.ptx
 	assert_success
 	[ "$(grep -c -- '-emit-pch' <<<"$stderr")" -eq 2 ] || fail "$stderr"
