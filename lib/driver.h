@@ -115,6 +115,9 @@ struct nv_drv_opts {
 	int shared;             /* -shared: the link writes a shared library */
 	int out_given;          /* an output kind flag was given (else nvcc's default, a program) */
 	int run;                /* -run: the program runs once linked */
+	int extended_lambda, relaxed_constexpr; /* --extended-lambda, --expt-relaxed-constexpr */
+	int per_thread_stream;  /* -default-stream per-thread */
+	int no_host_check;      /* -allow-unsupported-compiler */
 	struct nv_strv run_args; /* -run-args: its arguments */
 };
 
@@ -168,6 +171,15 @@ void nv_drv_finish(void);
 int nv_drv_remark_flag(const char *a);
 /* Flush stdout: 0, or -1 after saying it cannot be written (closed, full). */
 int nv_drv_flush_stdout(void);
+
+/* drv-macros.c */
+/* The compiles nvcc defines its macros for: the device pass, the host pass
+ * of a .cu file (clang's CUDA host mode), a host-only source (the host
+ * compiler). */
+enum nv_drv_pass { NV_PASS_DEVICE = 1, NV_PASS_HOST = 2, NV_PASS_HOST_ONLY = 4 };
+/* nvcc's predefined macros for pass, as the -D (and -U) arguments of its
+ * compiler, appended to av: nvcc's values, from the CUDA installation. */
+void nv_drv_macros(struct nv_strv *av, enum nv_drv_pass pass);
 
 /* drv-frontend.c */
 /* The front end's command for DEVICE job j: its source to a module in out,

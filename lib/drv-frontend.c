@@ -167,10 +167,9 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 	}
 	if (nv_drv.std)
 		nv_strv_pushf(av, "-std=%s", nv_drv.std); /* else clang's gnu++17, as nvcc's gcc */
-	if (nv_drv.rdc) {
+	if (nv_drv.rdc)
 		nv_strv_push(av, "-fgpu-rdc");
-		nv_strv_push(av, "-D__CUDACC_RDC__"); /* nvcc's, for cooperative groups' grid sync */
-	}
+	nv_drv_macros(av, host ? NV_PASS_HOST : NV_PASS_DEVICE);
 	if (host) {
 		/* nvcc's relocatable host objects: __nv_relfatbin and
 		 * __cudaRegisterLinkedBinary, for nvlink, not clang's new driver */

@@ -231,10 +231,8 @@ nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int tempora
 	if (!c && nv_drv.std)
 		nv_strv_pushf(av, "-std=%s", nv_drv.std);
 	/* what nvcc gives a host source: its macros, CUDA's headers */
-	nv_strv_push(av, "-D__NVCC__");
+	nv_drv_macros(av, NV_PASS_HOST_ONLY);
 	if (nv_drv_have_cuda) {
-		nv_strv_pushf(av, "-D__CUDACC_VER_MAJOR__=%d", nv_drv_cuda.major);
-		nv_strv_pushf(av, "-D__CUDACC_VER_MINOR__=%d", nv_drv_cuda.minor);
 		if (!nv_drv_cuda.incs.n)
 			nv_cuda_read_profile(&nv_drv_cuda);
 		for (size_t i = 0; i < nv_drv_cuda.incs.n; i++)

@@ -1,0 +1,254 @@
+#!/usr/bin/env bats
+# nvcc's identity to source code: its predefined macros, its builtins, its
+# kernel names and its parameter space.  Libraries decide what to compile by
+# asking which compiler they are under; a difference here loses kernels
+# without a word.  Where nvcc is installed, nvcc-lite is held to nvcc's own
+# -dryrun, PTX and names.
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+cuda_root() {
+	local r=${CUDA_PATH:-/usr/local/cuda}
+	[ -f "$r/include/cuda_runtime.h" ] && echo "$r"
+}
+
+need_nvcc() {
+	[ -n "$(cuda_root)" ] && [ -x "$(cuda_root)/bin/nvcc" ] ||
+		skip "nvcc is not installed (CUDA_PATH or /usr/local/cuda/bin/nvcc): nothing to compare with"
+}
+
+nvcc() {
+	"$(cuda_root)/bin/nvcc" "$@"
+}
+
+# The .entry definitions of a PTX file, sorted.
+entries() {
+	sed -n '/\.extern/!s/^[^/]*\.entry[ 	]*\([A-Za-z0-9_$]*\).*/\1/p' "$1" | sort -u
+}
+
+# dm: the compile command on stdin (a line of a -dryrun) run as a
+# preprocessor that prints its macros, sorted.
+dm() {
+	sed -e 's/ -emit-llvm//' -e 's/ -Xclang -fcuda-include-gpubinary -Xclang [^ ]*//' \
+		-e 's/ -o "[^"]*"//' -e 's/ -o [^ ]*$//' -e 's/ -c / /' -e 's/ -E / /' -e 's/ *$/ -E -dM/' |
+		sh 2>/dev/null | sort -u
+}
+
+# The names the man page lists as clang's own (PREDEFINED MACROS).
+clangs_own() {
+	sed -n "/^These differences are clang's own/,/^\.PP/p" "$TOP/share/man/man1/nvcc-lite.1" |
+		awk '/^\.TP/ { getline; print $2 }'
+}
+
+# compare_macros FLAGS...: for the device pass, the host pass of a .cu file
+# and a host-only .cpp, nvcc's macros (the -D of its preprocessors, from
+# -dryrun) against nvcc-lite's (its compilers' -dM).  Each of nvcc's must be
+# nvcc-lite's with nvcc's value; a __CUDA*__, __CUDACC*__ or __NVCC*__ macro
+# nvcc-lite defines must be nvcc's, with its value (nvcc's -dM, its headers
+# included); other than the man page's list of clang's own.  The host-only
+# source's compiler is nvcc's: its macros are all nvcc's.
+compare_macros() {
+	: >e.cu
+	echo 'int x;' >e.cpp
+	nvcc -dryrun -c "$@" e.cu 2>&1 | sed -n 's/^#\$ \(gcc .* -E .*\)/\1/p' >n.lines
+	grep -v -- '-D__CUDA_ARCH__=' n.lines | head -1 >n.host
+	grep -- '-D__CUDA_ARCH__=' n.lines | tail -1 >n.dev
+	nvcc -dryrun -c "$@" e.cpp 2>&1 | sed -n 's/^#\$ \(gcc .*\)/\1/p' | head -1 >n.cxx
+	nvcc-lite -no-cache -dryrun -c "$@" e.cu -o e.o >l.lines
+	grep -- '--cuda-device-only' l.lines | tail -1 >l.dev
+	grep -- '--cuda-host-only' l.lines | head -1 >l.host
+	nvcc-lite -no-cache -dryrun -c "$@" e.cpp -o e.o | grep -- ' e.cpp -o' >l.cxx
+	clangs_own >own
+	[ -s own ] || fail "the man page lists no macro as clang's own"
+	for p in dev host cxx; do
+		[ -s n.$p ] && [ -s l.$p ] || fail "$*: no $p compile in the -dryrun of nvcc or nvcc-lite"
+		grep -o -- '-D[^ ]*' n.$p | sed 's/^-D//; s/"//g; /=/!s/$/=1/' | sort >n.$p.D
+		dm <n.$p >n.$p.dM
+		dm <l.$p >l.$p.dM
+		[ -s n.$p.dM ] && [ -s l.$p.dM ] || fail "$*: the $p compile printed no macros"
+	done
+	run diff n.cxx.dM l.cxx.dM
+	[ "$status" -eq 0 ] || fail "$*: a host-only source's macros differ (< nvcc, > nvcc-lite): $output"
+	for p in dev host; do
+		run awk -v ND=n.$p.D -v NM=n.$p.dM -v LM=l.$p.dM -v OWN=own '
+			function defs(file, arr,   line, name, val) {
+				while ((getline line < file) > 0) {
+					if (line !~ /^#define /)
+						continue
+					sub(/^#define /, "", line)
+					name = line
+					sub(/[ (].*/, "", name)
+					val = substr(line, length(name) + 1)
+					sub(/^ /, "", val)
+					gsub(/ *## */, "##", val)
+					arr[name] = val
+				}
+			}
+			BEGIN {
+				while ((getline line < ND) > 0) {
+					n = index(line, "=")
+					D[substr(line, 1, n - 1)] = substr(line, n + 1)
+				}
+				while ((getline line < OWN) > 0)
+					own[line] = 1
+				defs(NM, N)
+				defs(LM, L)
+				for (k in D)
+					if (k in own)
+						continue
+					else if (!(k in L))
+						print "nvcc defines " k "=" D[k] ", nvcc-lite does not"
+					else if (L[k] != D[k])
+						print k ": nvcc " D[k] ", nvcc-lite " L[k]
+				for (k in L)
+					if (k ~ /^__(CUDA|CUDACC|NVCC)[A-Z0-9_]*__$/ && !(k in D) && !(k in own))
+						if (!(k in N))
+							print "nvcc-lite defines " k "=" L[k] ", nvcc does not"
+						else if (N[k] != L[k])
+							print k ": nvcc " N[k] ", nvcc-lite " L[k]
+			}'
+		[ -z "$output" ] || fail "$* ($p pass): $output"
+	done
+}
+
+@test "nvcc's predefined macros are nvcc-lite's, with nvcc's values, but for those the man page calls clang's own" {
+	need_nvcc
+	compare_macros -arch=sm_90
+	compare_macros --extended-lambda --expt-relaxed-constexpr -rdc=true -G -default-stream per-thread \
+		-allow-unsupported-compiler -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a
+}
+
+@test "the version macros come from the installation found, not from nvcc-lite" {
+	mkdir -p fake/bin fake/include fake/dist-info/nvidia_cuda_nvcc-12.9.41.dist-info
+	touch fake/include/cuda_runtime.h
+	printf '#define CUDA_VERSION 12080\n' >fake/include/cuda.h
+	run --separate-stderr env CUDA_PATH="$PWD/fake" nvcc-lite -ptx -dryrun -arch=sm_90 "$FIXTURES/saxpy.cu"
+	assert_success
+	for d in __CUDACC_VER_MAJOR__=12 __CUDACC_VER_MINOR__=9 __CUDACC_VER_BUILD__=41 __CUDA_API_VER_MAJOR__=12 \
+		__CUDA_API_VER_MINOR__=8 __CUDACC_DEVICE_ATOMIC_BUILTINS__=1; do
+		[[ "$output" == *" -D$d "* ]] || fail "no -D$d: $output"
+	done
+	# version.json, where there is one, wins; before 12.8 there are no atomic builtins
+	printf '{\n "cuda" : { "version" : "12.4.1" },\n "cuda_nvcc" : {\n  "name" : "CUDA NVCC",\n  "version" : "12.4.131"\n }\n}\n' >fake/version.json
+	run --separate-stderr env CUDA_PATH="$PWD/fake" nvcc-lite -ptx -dryrun -arch=sm_90 "$FIXTURES/saxpy.cu"
+	assert_success
+	[[ "$output" == *" -D__CUDACC_VER_MINOR__=4 -D__CUDACC_VER_BUILD__=131 "* ]] || fail "$output"
+	[[ "$output" != *"ATOMIC_BUILTINS"* ]] || fail "$output"
+	# nvcc's own banner, last
+	rm -rf fake/version.json fake/dist-info
+	printf 'junk\0Cuda compilation tools, release 12.6, V12.6.77\0junk' >fake/bin/nvcc
+	run --separate-stderr env CUDA_PATH="$PWD/fake" nvcc-lite -ptx -dryrun -arch=sm_90 "$FIXTURES/saxpy.cu"
+	assert_success
+	[[ "$output" == *" -D__CUDACC_VER_MAJOR__=12 -D__CUDACC_VER_MINOR__=6 -D__CUDACC_VER_BUILD__=77 "* ]] ||
+		fail "$output"
+}
+
+@test "a kernel under #if __CUDACC_VER_MAJOR__ >= 12 is compiled, as nvcc compiles it" {
+	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: without it there is no nvcc release to be"
+	cat >ver.cu <<'EOF'
+#if __CUDACC_VER_MAJOR__ >= 12 && __CUDACC__ && defined(__NVCC_DIAG_PRAGMA_SUPPORT__)
+__global__ void k(float *p) { *p = 1; }
+void launch(float *p) { k<<<1,1>>>(p); }
+#endif
+EOF
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 ver.cu -o lite.ptx
+	assert_success
+	entries lite.ptx >lite.entries
+	[ "$(cat lite.entries)" = _Z1kPf ] || fail "kernels: $(cat lite.entries)"
+	if [ -x "$(cuda_root)/bin/nvcc" ]; then
+		nvcc -ptx -arch=sm_90 ver.cu -o nvcc.ptx
+		entries nvcc.ptx | diff - lite.entries
+	fi
+	# and the object: its host side saw the same macros, and launches it
+	run --separate-stderr nvcc-lite -c -arch=sm_90 ver.cu -o ver.o
+	assert_success
+	nm ver.o | grep -q '__device_stub__kPf' || fail "no kernel stub in the object: $(nm ver.o)"
+}
+
+# norm_atomics PTX: the atomic, ordered and fence instructions of a PTX file,
+# registers dropped, one a line
+norm_atomics() {
+	grep -E '^[[:space:]]*(ld|st|atom|red|fence|membar)\.' "$1" | grep -Ev '(ld|st)\.(param|global|local|shared)' |
+		sed 's/%[a-z]*[0-9]*//g; s/[[:space:]]//g'
+}
+
+@test "nvcc's __nv_atomic_* builtins give nvcc's instruction, order and scope for every order, scope and operation" {
+	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: the builtins come with nvcc 12.8's macros"
+	orders="RELAXED CONSUME ACQUIRE RELEASE ACQ_REL SEQ_CST"
+	scopes="THREAD BLOCK CLUSTER DEVICE SYSTEM"
+	n=0
+	{
+		for o in $orders; do
+			for s in $scopes; do
+				n=$((n + 1))
+				echo "__global__ void l$n(int *p, int *out) { *out = __nv_atomic_fetch_add(p, 5, __NV_ATOMIC_$o, __NV_THREAD_SCOPE_$s); }"
+				echo "__global__ void x$n(unsigned long long *p, unsigned long long *out) { *out = __nv_atomic_exchange_n(p, 5ull, __NV_ATOMIC_$o, __NV_THREAD_SCOPE_$s); }"
+				echo "__global__ void c$n(int *p, int *out) { int e = *out; *out = __nv_atomic_compare_exchange_n(p, &e, 5, false, __NV_ATOMIC_$o, __NV_ATOMIC_ACQUIRE, __NV_THREAD_SCOPE_$s); }"
+				echo "__global__ void f$n() { __nv_atomic_thread_fence(__NV_ATOMIC_$o, __NV_THREAD_SCOPE_$s); }"
+				case $o in RELEASE | ACQ_REL) ;; *)
+					echo "__global__ void r$n(int *p, int *out) { *out = __nv_atomic_load_n(p, __NV_ATOMIC_$o, __NV_THREAD_SCOPE_$s); }" ;;
+				esac
+				case $o in RELAXED | RELEASE | SEQ_CST)
+					echo "__global__ void w$n(short *p) { __nv_atomic_store_n(p, (short)5, __NV_ATOMIC_$o, __NV_THREAD_SCOPE_$s); }" ;;
+				esac
+			done
+		done
+		cat <<'EOF2'
+struct __align__(16) B16 { long long a, b; };
+__global__ void types(char *c, unsigned *u, long long *l, unsigned long long *ul, float *f, double *d, B16 *b, int *out) {
+  out[0] = __nv_atomic_load_n(c, __NV_ATOMIC_ACQUIRE);
+  B16 v; __nv_atomic_load(b, &v, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE); out[1] = v.a;
+  __nv_atomic_store(b + 1, &v, __NV_ATOMIC_RELEASE, __NV_THREAD_SCOPE_DEVICE);
+  B16 e = v, r; out[2] = __nv_atomic_compare_exchange(b, &e, &v, true, __NV_ATOMIC_RELEASE, __NV_ATOMIC_ACQUIRE, __NV_THREAD_SCOPE_BLOCK);
+  __nv_atomic_exchange(b, &v, &r, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE); out[3] = r.b;
+  out[4] = __nv_atomic_fetch_min(u, 3u, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  out[5] = __nv_atomic_fetch_max(l, 3ll, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  out[6] = __nv_atomic_fetch_sub(f, 3.f, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  out[7] = __nv_atomic_fetch_add(d, 3., __NV_ATOMIC_ACQ_REL, __NV_THREAD_SCOPE_SYSTEM);
+  out[8] = __nv_atomic_fetch_and(u, 3u, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  out[9] = __nv_atomic_fetch_or(ul, 3ull, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  __nv_atomic_xor(l, 3ll, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  __nv_atomic_sub(u, 3u, __NV_ATOMIC_SEQ_CST, __NV_THREAD_SCOPE_CLUSTER);
+}
+EOF2
+	} >atomics.cu
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 atomics.cu -o lite.ptx
+	[ "$status" -eq 0 ] || fail "nvcc-lite: $stderr"
+	if have_ptxas; then
+		run "$(ptxas_bin)" -arch=sm_90 lite.ptx -o /dev/null
+		assert_success
+	fi
+	norm_atomics lite.ptx >lite.ops
+	# the instructions the builtins are, spelled as nvcc spells them
+	grep -qx 'ld.relaxed.gpu.b128,\[\];' lite.ops || fail "$(cat lite.ops)"
+	grep -qx 'atom.cas.release.cta.b128,\[\],,;' lite.ops || fail "$(cat lite.ops)"
+	grep -qx 'atom.add.acq_rel.sys.f64,\[\],;' lite.ops || fail "$(cat lite.ops)"
+	if [ -x "$(cuda_root)/bin/nvcc" ]; then
+		nvcc -ptx -arch=sm_90 atomics.cu -o nvcc.ptx
+		norm_atomics nvcc.ptx >nvcc.ops
+		run diff nvcc.ops lite.ops
+		[ "$status" -eq 0 ] || fail "the instructions differ (< nvcc, > nvcc-lite): $output"
+	fi
+}
+
+@test "nvcc's refusals of an __nv_atomic_* order, type or scope are nvcc-lite's" {
+	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: the builtins come with nvcc 12.8's macros"
+	while IFS='|' read -r body msg; do
+		echo "__global__ void k(int *p, long long *l, float *f, __int128 *q, int o) { $body; }" >bad.cu
+		run --separate-stderr nvcc-lite -ptx -arch=sm_80 bad.cu -o bad.ptx
+		[ "$status" -eq 1 ] || fail "$body: accepted"
+		[[ "$stderr" == *"$msg"* ]] || fail "$body: $stderr"
+	done <<'EOF2'
+__nv_atomic_load_n(p, __NV_ATOMIC_RELEASE)|atomic load's memory order cannot be release or acq_rel.
+__nv_atomic_store_n(p, 1, __NV_ATOMIC_ACQUIRE)|atomic store's memory order cannot be consume, acquire or acq_rel.
+__nv_atomic_fetch_add(l, 1ll, __NV_ATOMIC_RELAXED)|atomic operations add and sub are not valid on signed integer of size 8.
+__nv_atomic_fetch_max(f, 1.f, __NV_ATOMIC_RELAXED)|atomic operations min and max are not supported on any floating-point types.
+__nv_atomic_load_n(f, __NV_ATOMIC_RELAXED)|non-generic nv atomic load, store, cas and exchange are valid only on integral types.
+__nv_atomic_exchange_n(q, (__int128)1, __NV_ATOMIC_RELAXED)|128-bit atomic exchange or compare-and-exchange is supported on architecture sm_90 or above.
+__nv_atomic_load_n(p, o)|invalid explicitly-specified argument for template parameter 'O'
+EOF2
+}
