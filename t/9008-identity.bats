@@ -252,3 +252,64 @@ __nv_atomic_exchange_n(q, (__int128)1, __NV_ATOMIC_RELAXED)|128-bit atomic excha
 __nv_atomic_load_n(p, o)|invalid explicitly-specified argument for template parameter 'O'
 EOF2
 }
+
+# frame KERNEL-SUBSTRING: the stack frame ptxas -v gives the kernel (of ptxas.out)
+frame() {
+	awk -v k="$1" '/Compiling entry function/ { on = index($0, k) > 0 } on && /bytes stack frame/ { print $1; exit }' ptxas.out
+}
+
+@test "a by-value kernel parameter the kernel only reads stays in parameter space: no tensor map at a local address, no frame" {
+	have_ptxas || skip "ptxas is not installed: the frame is its -v report"
+	cat >tma.cu <<'EOF2'
+#include <cstdint>
+struct alignas(64) Desc { unsigned long long d[16]; };
+struct Params { int m; Desc tma; };
+__global__ void k(Params const p) { asm volatile("prefetch.tensormap [%0];" :: "l"(&p.tma) : "memory"); }
+struct alignas(128) TmaDesc { uint64_t d[16]; };
+struct Big { int m, n; float alpha; TmaDesc a, b; int pad[100]; };
+__global__ void bulk(Big p, uint32_t smem, uint32_t bar, float *out) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(reinterpret_cast<uint64_t>(&p.b)) : "memory");
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+               :: "r"(smem), "l"(&p.a), "r"(0), "r"(0), "r"(bar) : "memory");
+  out[threadIdx.x] = p.alpha * p.pad[threadIdx.x % 100];
+}
+EOF2
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 tma.cu -o tma.ptx
+	assert_success
+	"$(ptxas_bin)" -v -arch=sm_90 tma.ptx -o /dev/null 2>ptxas.out
+	[ "$(frame _Z1k6Params)" = 0 ] || fail "k: $(cat ptxas.out)"
+	[ "$(frame bulk)" = 0 ] || fail "bulk: $(cat ptxas.out)"
+	# the tensor maps' addresses are the parameter's (cvta.param), none a local one
+	! grep -E 'cvta\.local|__local_depot|ld\.param\.b8' tma.ptx || fail "$(cat tma.ptx)"
+	grep -q 'cvta\.param' tma.ptx
+}
+
+@test "a by-value kernel parameter the kernel may write is copied to a local in 16-byte pieces, as nvcc copies it" {
+	have_ptxas || skip "ptxas is not installed: the frame is its -v report"
+	cat >w.cu <<'EOF2'
+struct alignas(64) Desc { unsigned long long d[16]; };
+struct Params { int m; Desc tma; };
+__global__ void writes(Params p, int *out) {
+  p.m = threadIdx.x;
+  asm volatile("prefetch.tensormap [%0];" :: "l"(&p.tma) : "memory");
+  out[0] = p.m;
+}
+__global__ void asm_writes(Params p, int *out) {
+  asm volatile("{ .reg .b64 t; mov.b64 t, %0; st.u32 [t], 1; }" :: "l"(&p.m) : "memory");
+  out[0] = p.m;
+}
+EOF2
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 w.cu -o w.ptx
+	assert_success
+	! grep -q 'ld\.param\.b8' w.ptx || fail "a byte-by-byte copy: $(grep -c 'ld.param.b8' w.ptx) ld.param.b8"
+	[ "$(grep -c 'ld\.param\.v4' w.ptx)" -eq 24 ] || fail "$(grep 'ld.param' w.ptx)"
+	"$(ptxas_bin)" -v -arch=sm_90 w.ptx -o /dev/null 2>ptxas.out
+	lw=$(frame writes) la=$(frame asm_writes)
+	[ "$lw" -gt 0 ] && [ "$la" -gt 0 ] || fail "no copy: $(cat ptxas.out)"
+	if [ -x "$(cuda_root)/bin/nvcc" ]; then
+		nvcc -ptx -arch=sm_90 w.cu -o nvcc.ptx
+		"$(ptxas_bin)" -v -arch=sm_90 nvcc.ptx -o /dev/null 2>ptxas.out
+		[ "$lw" -le "$(frame writes)" ] && [ "$la" -le "$(frame asm_writes)" ] ||
+			fail "frames $lw and $la, nvcc's $(frame writes) and $(frame asm_writes)"
+	fi
+}
