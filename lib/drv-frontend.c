@@ -158,6 +158,14 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 	}
 	nv_strv_push(av, "-nocudalib");
 	nv_strv_push(av, "-Wno-unknown-cuda-version");
+	/* names as nvcc (and the host's g++ 12) mangle them: clang 18 began to
+	 * mangle a non-type template parameter's deduced or dependent type
+	 * (Tn), a constrained parameter's concept (Tk), a requires-clause (Q)
+	 * and a template template parameter's parameter list (Tt) */
+	nv_strv_push(av, "-fclang-abi-compat=17");
+	/* clang's nvcc-compatibility warnings: on code nvcc compiles, only
+	 * "#pragma unroll(4)", which nvcc takes without a word */
+	nv_strv_push(av, "-Wno-cuda-compat");
 	if (nv_drv_have_cuda) {
 		front_end_cuda(av, dir);
 	} else {

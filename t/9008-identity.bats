@@ -313,3 +313,17 @@ EOF2
 			fail "frames $lw and $la, nvcc's $(frame writes) and $(frame asm_writes)"
 	fi
 }
+
+@test "nvcc's silence on #pragma unroll(4) is nvcc-lite's; a missing return is still said, as nvcc says it" {
+	cat >d.cu <<'EOF2'
+__global__ void k(float *p) {
+#pragma unroll(4)
+  for (int i = 0; i < 16; i++) p[i] *= 2;
+}
+__device__ int g(int x) { if (x) return 1; }
+EOF2
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 d.cu -o d.ptx
+	assert_success
+	[[ "$stderr" != *"cuda-compat"* && "$stderr" != *"parentheses"* ]] || fail "$stderr"
+	[[ "$stderr" == *"-Wreturn-type"* ]] || fail "$stderr"
+}
