@@ -65,8 +65,6 @@ struct nv_job {
 	                       * (NULL: none from this job) */
 	int says_why;        /* NV_ACT_TOOL, NV_ACT_HOST: the program explains its own failures
 	                      * (ptxas, nvlink, fatbinary, the compilers): no driver line after it */
-	int clang_host;      /* NV_ACT_DEVICE: the host side is clang's (-c): static kernels keep
-	                      * clang's names, which its registration code uses */
 	int temporary;       /* a file of the build, not the user's: removed at the end unless -keep,
 	                      * and on failure/signal */
 };
@@ -189,10 +187,13 @@ char **nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out
                         const struct nv_pch *pch);
 /* The flags that compile through the header cache's entry pch. */
 void nv_drv_use_pch(struct nv_strv *av, const struct nv_pch *pch);
-/* clang-22 in CUDA host mode: src's host side to the object out, the fatbin
+/* clang-22 in CUDA host mode: src's host side to the module out, the fatbin
  * embedded and its kernels registered; arch: the first target's GPU. */
 char **nv_drv_host_compile(const char *dir, const char *arch, const char *src, const char *fatbin,
                            const char *out);
+/* clang-22's code generation of the host module bc (nv_drv_host_compile's,
+ * given nvcc's names by nv-link -cudafe=host) to the object out. */
+char **nv_drv_host_codegen(const char *bc, const char *out);
 /* The host compiler's own flags: -O (when given), -w, -Xcompiler's and -g. */
 void nv_drv_host_flags(struct nv_strv *av);
 /* -E: src's host side preprocessed, as clang's CUDA host mode sees it, to out ("-": standard output). */

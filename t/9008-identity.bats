@@ -314,6 +314,88 @@ EOF2
 	fi
 }
 
+@test "kernel names are nvcc's: static kernels in a namespace, deduced non-type and constrained template parameters, with -ptx and -c" {
+	cat >names.cu <<'EOF2'
+namespace ns { static __global__ void k(float *p) { *p = 1; } }
+static __global__ void k0(float *p) { *p = 2; }
+__device__ void f(float *p) { *p = 3; }
+template <class T, void (*F)(T *)> __global__ void kt(T *p) { F(p); }
+template <class T, T V> __global__ void kdep(T *p) { *p = V; }
+template <auto V> __global__ void kauto(int *p) { *p = V; }
+template <class T> concept Small = sizeof(T) <= 4;
+template <Small T> __global__ void kc(T *p) { *p = 1; }
+template <class T> requires (sizeof(T) > 4) __global__ void kr(T *p) { *p = 2; }
+void launch(float *p, int *q, double *d) {
+  ns::k<<<1, 1>>>(p);
+  k0<<<1, 1>>>(p);
+  kt<float, f><<<1, 1>>>(p);
+  kdep<int, 3><<<1, 1>>>(q);
+  kauto<3><<<1, 1>>>(q);
+  kc<float><<<1, 1>>>(p);
+  kr<double><<<1, 1>>>(d);
+}
+EOF2
+	cat >want <<'EOF2'
+_Z1kIfXadL_Z1fPfEEEvPT_
+_Z2k0Pf
+_Z2kcIfEvPT_
+_Z2krIdEvPT_
+_Z4kdepIiLi3EEvPT_
+_Z5kautoILi3EEvPi
+_ZN2ns1kEPf
+EOF2
+	sed -i 's/_Z1kIf/_Z2ktIf/' want
+	sort -o want want
+	run --separate-stderr nvcc-lite -std=c++20 -ptx -arch=sm_90 names.cu -o lite.ptx
+	assert_success
+	entries lite.ptx | diff want -
+	if [ -x "$(cuda_root)/bin/nvcc" ]; then
+		nvcc -std=c++20 -ptx -arch=sm_90 names.cu -o nvcc.ptx
+		entries nvcc.ptx | diff want -
+	fi
+	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: no -c"
+	# -c: the cubin's kernels and the names the host side registers are nvcc's
+	run --separate-stderr nvcc-lite -std=c++20 -c -arch=sm_90 -keep-dir kept names.cu -o names.o
+	assert_success
+	entries kept/names.compute_90.ptx | diff want -
+	for n in $(cat want); do
+		strings names.o | grep -qx "$n" || fail "$n is not registered: $(strings names.o | grep '^_Z')"
+	done
+	! strings names.o | grep -q '^_ZN2nsL1kEPf$\|^_ZL2k0Pf$' || fail "clang's names registered"
+}
+
+@test "a host source compiled by g++ links against a kernel's nvcc name in a -c object, as against nvcc's" {
+	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: no -c"
+	command -v g++ >/dev/null || skip "g++ is not installed"
+	cat >k.cu <<'EOF2'
+__device__ void f(float *p) { *p = 3; }
+template <class T, void (*F)(T *)> __global__ void kt(T *p) { F(p); }
+template __global__ void kt<float, f>(float *);
+__global__ void plain(int *p) { *p = 1; }
+EOF2
+	cat >main.cpp <<'EOF2'
+#include <cuda_runtime.h>
+void f(float *);
+template <class T, void (*F)(T *)> void kt(T *);
+void plain(int *);
+int main()
+{
+	float *p = 0;
+	int *q = 0;
+	void *a[] = { &p }, *b[] = { &q };
+	cudaLaunchKernel((const void *)&kt<float, f>, dim3(1), dim3(1), a, 0, 0);
+	cudaLaunchKernel((const void *)&plain, dim3(1), dim3(1), b, 0, 0);
+	return 0;
+}
+EOF2
+	run --separate-stderr nvcc-lite -c -arch=sm_90 k.cu -o k.o
+	assert_success
+	nm k.o | grep -q ' [TW] _Z2ktIfXadL_Z1fPfEEEvPT_$' || fail "$(nm k.o)"
+	nm k.o | grep -q ' T _Z5plainPi$' || fail "$(nm k.o)"
+	run --separate-stderr nvcc-lite -arch=sm_90 k.o main.cpp -o app
+	[ "$status" -eq 0 ] || fail "the program does not link: $stderr"
+}
+
 @test "nvcc's silence on #pragma unroll(4) is nvcc-lite's; a missing return is still said, as nvcc says it" {
 	cat >d.cu <<'EOF2'
 __global__ void k(float *p) {
