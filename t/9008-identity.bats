@@ -166,7 +166,7 @@ EOF
 	# and the object: its host side saw the same macros, and launches it
 	run --separate-stderr nvcc-lite -c -arch=sm_90 ver.cu -o ver.o
 	assert_success
-	nm ver.o | grep -q '__device_stub__kPf' || fail "no kernel stub in the object: $(nm ver.o)"
+	nm ver.o | grep -q ' T _Z1kPf$' || fail "no kernel under its name in the object: $(nm ver.o)"
 }
 
 # norm_atomics PTX: the atomic, ordered and fence instructions of a PTX file,
