@@ -21,7 +21,7 @@ static const struct nv_option opts[] = {
 	{ "libdevice", NV_OPT_OPTSTR, &libdevice, "PATH", "link the libdevice functions the module calls, from PATH or $CUDA_PATH/nvvm/libdevice (default CUDA_PATH /usr/local/cuda)" },
 	{ "fast-math", NV_OPT_FLAG, &fast_math, NULL, "nvcc's -use_fast_math: call libdevice's fast approximations (__nv_fast_expf...) of the single-precision functions CUDA's math headers make fast (expf, exp10f, logf, log2f, log10f, sinf, cosf, sincosf, tanf, tanhf, powf)" },
 	{ "internalize", NV_OPT_FLAG, &internalize, NULL, "whole-program mode, as nvcc without -rdc: every function but the kernels becomes internal (variables stay visible to the host)" },
-	{ "cudafe", NV_OPT_OPTSTR, &cudafe, "nvcc|clang", "the module is clang's CUDA front end output: give it nvcc's device ABI (__managed__ variables marked managed; static kernels named as nvcc names them, or as clang does with =clang, for a host side compiled by clang)" },
+	{ "cudafe", NV_OPT_OPTSTR, &cudafe, "nvcc|clang|host", "the module is clang's CUDA front end output: give it nvcc's device ABI (__managed__ variables marked managed; static kernels named as nvcc names them, or as clang does with =clang); =host: the module is the host side, whose kernels get nvcc's names too (registered, and each launch stub under the kernel's own name)" },
 	{ "split-map", NV_OPT_STR, &split_map, "FILE", "the inputs are nv-split's parts, in any order: join them function by function and restore the linkage FILE records" },
 	{ NULL },
 };
@@ -95,7 +95,7 @@ main(int argc, char **argv)
 	};
 	LLVMContextRef ctx;
 	LLVMModuleRef m;
-	int rc = 0, stdin_seen = 0;
+	int rc = 0, stdin_seen = 0, host;
 
 	nv_diag_init(argv[0]);
 	nv_cli_parse(&cli, argc, argv);
@@ -106,16 +106,22 @@ main(int argc, char **argv)
 	if (split_map ? join_parts(ctx, &cli, &m) : nv_io_read_module(ctx, cli.input[0], &m))
 		nv_exit(NV_EXIT_ERROR);
 	/* device code: another target is refused before any work, not by nv-llc at the end */
-	if (cudafe && *cudafe && strcmp(cudafe, "nvcc") && strcmp(cudafe, "clang"))
-		nv_usage_error("invalid value '%s' for -cudafe: expected nvcc or clang", cudafe);
-	rc = cudafe && nv_target_check(m);
+	if (cudafe && *cudafe && strcmp(cudafe, "nvcc") && strcmp(cudafe, "clang") && strcmp(cudafe, "host"))
+		nv_usage_error("invalid value '%s' for -cudafe: expected nvcc, clang or host", cudafe);
+	host = cudafe && !strcmp(cudafe, "host");
+	rc = cudafe && !host && nv_target_check(m);
 	for (size_t i = 1; i < cli.ninput && !rc && !split_map; i++) {
 		LLVMModuleRef src;
 
 		rc = nv_io_read_module(ctx, cli.input[i], &src) ||
 		     nv_link_modules(m, src, strcmp(cli.input[i], "-") ? cli.input[i] : "<stdin>");
 	}
-	if (!rc && cudafe) {
+	if (!rc && host) {
+		unsigned n = nv_link_cudafe_host(m);
+
+		nv_remark(NV_REMARK_ANALYSIS, "nv-link", "Cudafe", NULL,
+		          "%u kernel names of the host side given nvcc's", n);
+	} else if (!rc && cudafe) {
 		unsigned n = nv_link_cudafe(m, !strcmp(cudafe, "clang"));
 
 		nv_remark(NV_REMARK_ANALYSIS, "nv-link", "Cudafe", NULL,

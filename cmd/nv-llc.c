@@ -673,6 +673,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (!rc && !start_after) {
+		nv_memory_kernel_byval(m, a.sm >= 70 && a.ptx >= 77);
 		limit_slsr(m);
 		nv_memory_unvolatile_locals(m);
 		if (olevel > 0) {

@@ -11,11 +11,15 @@
 #include "cuda.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "diag.h"
 
@@ -281,6 +285,102 @@ nv_cuda_read_profile(struct nv_cuda *c)
 	free(td);
 	free(path);
 	return 0;
+}
+
+/* "13.0.88" at s into v: 0 when it is three numbers. */
+static int
+three_numbers(const char *s, int v[3])
+{
+	return sscanf(s, "%d.%d.%d", &v[0], &v[1], &v[2]) == 3 ? 0 : -1;
+}
+
+/* version.json: { ..., "cuda_nvcc" : { "name" : ..., "version" : "13.0.88" }, ... } */
+static int
+version_json(const char *root, int v[3])
+{
+	char *path = xasprintf("%s/version.json", root), buf[1 << 16];
+	FILE *fp = fopen(path, "r");
+	size_t n;
+	const char *entry, *ver;
+	int rc = -1;
+
+	free(path);
+	if (!fp)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	if ((entry = strstr(buf, "\"cuda_nvcc\"")) && (ver = strstr(entry, "\"version\"")) &&
+	    (ver = strchr(ver + 9, '"')))
+		rc = three_numbers(ver + 1, v);
+	return rc;
+}
+
+/* dist-info/nvidia_cuda_nvcc-13.0.88.dist-info: a pip installation's. */
+static int
+dist_info(const char *root, int v[3])
+{
+	static const char prefix[] = "nvidia_cuda_nvcc-";
+	char *path = xasprintf("%s/dist-info", root);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int rc = -1;
+
+	free(path);
+	while (d && rc && (e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, sizeof(prefix) - 1))
+			rc = three_numbers(e->d_name + sizeof(prefix) - 1, v);
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+/* The "Cuda compilation tools, release 13.0, V13.0.88" nvcc --version prints,
+ * read from the program without running it. */
+static int
+nvcc_banner(const char *root, int v[3])
+{
+	static const char mark[] = "Cuda compilation tools, release ";
+	char *path = xasprintf("%s/bin/nvcc", root);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	struct stat st;
+	const char *map, *at, *ver;
+
+	free(path);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && st.st_size > 0 &&
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
+		at = memmem(map, (size_t)st.st_size, mark, sizeof(mark) - 1);
+		/* ", V13.0.88" within the same string */
+		ver = at ? memchr(at, 'V', (size_t)(map + st.st_size - at)) : NULL;
+		if (ver && ver - at < 64) {
+			char tmp[32] = "";
+			size_t left = (size_t)(map + st.st_size - ver - 1);
+
+			memcpy(tmp, ver + 1, left < sizeof(tmp) - 1 ? left : sizeof(tmp) - 1);
+			rc = three_numbers(tmp, v);
+		}
+		munmap((void *)map, (size_t)st.st_size);
+	}
+	close(fd);
+	return rc;
+}
+
+int
+nv_cuda_nvcc_version(struct nv_cuda *c)
+{
+	int (*const source[])(const char *, int[3]) = { version_json, dist_info, nvcc_banner };
+
+	if (c->nvcc[0])
+		return 0;
+	for (size_t i = 0; i < sizeof(source) / sizeof(*source); i++)
+		if (source[i](c->root, c->nvcc) == 0 && c->nvcc[0] > 0)
+			return 0;
+	c->nvcc[0] = c->major;
+	c->nvcc[1] = c->minor;
+	c->nvcc[2] = 0;
+	return -1;
 }
 
 void

@@ -10,6 +10,7 @@
 struct nv_cuda {
 	char *root;            /* "/usr/local/cuda" */
 	int major, minor;      /* 13, 0; 0, 0 when cuda.h names no version */
+	int nvcc[3];           /* nvcc's own release, 13, 0, 88 (nv_cuda_nvcc_version) */
 	struct nv_strv incs;   /* front-end arguments: "-I" DIR, "-isystem" DIR ... */
 };
 
@@ -26,6 +27,12 @@ char *nv_cuda_expand(const char *s, char **vars, size_t nvars);
 /* Split s into words as a shell would: blanks separate, "..." and '...'
  * group, backslash escapes.  Appends to out. */
 void nv_cuda_split_words(const char *s, struct nv_strv *out);
+/* The release of the installation's nvcc, major, minor and build, into
+ * c->nvcc: from version.json's cuda_nvcc entry, else the name of a
+ * nvidia_cuda_nvcc-X.Y.Z.dist-info directory (a pip installation), else
+ * the "release X.Y, VX.Y.Z" nvcc itself prints; else cuda.h's version
+ * with build 0.  0 when one of the three was found, -1 when not. */
+int nv_cuda_nvcc_version(struct nv_cuda *c);
 /* The newest PTX ISA version (times ten) the release's ptxas reads, as nvcc
  * writes it: 90 for CUDA 13.0; 0 when older than 12.0 or unknown. */
 int nv_cuda_ptx_isa(const struct nv_cuda *c);

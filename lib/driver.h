@@ -65,8 +65,6 @@ struct nv_job {
 	                       * (NULL: none from this job) */
 	int says_why;        /* NV_ACT_TOOL, NV_ACT_HOST: the program explains its own failures
 	                      * (ptxas, nvlink, fatbinary, the compilers): no driver line after it */
-	int clang_host;      /* NV_ACT_DEVICE: the host side is clang's (-c): static kernels keep
-	                      * clang's names, which its registration code uses */
 	int temporary;       /* a file of the build, not the user's: removed at the end unless -keep,
 	                      * and on failure/signal */
 	size_t inst_lo, inst_hi; /* the plan's installs [lo, hi) this job's success puts in place */
@@ -123,6 +121,9 @@ struct nv_drv_opts {
 	int shared;             /* -shared: the link writes a shared library */
 	int out_given;          /* an output kind flag was given (else nvcc's default, a program) */
 	int run;                /* -run: the program runs once linked */
+	int extended_lambda, relaxed_constexpr; /* --extended-lambda, --expt-relaxed-constexpr */
+	int per_thread_stream;  /* -default-stream per-thread */
+	int no_host_check;      /* -allow-unsupported-compiler */
 	struct nv_strv run_args; /* -run-args: its arguments */
 };
 
@@ -179,6 +180,15 @@ int nv_drv_remark_flag(const char *a);
 /* Flush stdout: 0, or -1 after saying it cannot be written (closed, full). */
 int nv_drv_flush_stdout(void);
 
+/* drv-macros.c */
+/* The compiles nvcc defines its macros for: the device pass, the host pass
+ * of a .cu file (clang's CUDA host mode), a host-only source (the host
+ * compiler). */
+enum nv_drv_pass { NV_PASS_DEVICE = 1, NV_PASS_HOST = 2, NV_PASS_HOST_ONLY = 4 };
+/* nvcc's predefined macros for pass, as the -D (and -U) arguments of its
+ * compiler, appended to av: nvcc's values, from the CUDA installation. */
+void nv_drv_macros(struct nv_strv *av, enum nv_drv_pass pass);
+
 /* drv-frontend.c */
 /* The front end's command for DEVICE job j: its source to a module in out,
  * its dependency file in deps (-MD), through the header cache's entry pch
@@ -187,10 +197,13 @@ char **nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out
                         const struct nv_pch *pch);
 /* The flags that compile through the header cache's entry pch. */
 void nv_drv_use_pch(struct nv_strv *av, const struct nv_pch *pch);
-/* clang-22 in CUDA host mode: src's host side to the object out, the fatbin
+/* clang-22 in CUDA host mode: src's host side to the module out, the fatbin
  * embedded and its kernels registered; arch: the first target's GPU. */
 char **nv_drv_host_compile(const char *dir, const char *arch, const char *src, const char *fatbin,
                            const char *out);
+/* clang-22's code generation of the host module bc (nv_drv_host_compile's,
+ * given nvcc's names by nv-link -cudafe=host) to the object out. */
+char **nv_drv_host_codegen(const char *bc, const char *out);
 /* The host compiler's own flags: -O (when given), -w, -Xcompiler's and -g. */
 void nv_drv_host_flags(struct nv_strv *av);
 /* -E: src's host side preprocessed, as clang's CUDA host mode sees it, to out ("-": standard output). */

@@ -153,8 +153,6 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 
 		if (nv_drv.rdc && !strcmp(t, "-internalize"))
 			continue; /* -rdc=true: other files may call in, so no whole-program mode */
-		if (b->job->clang_host && !strcmp(t, "-cudafe"))
-			t = "-cudafe=clang"; /* clang's host side registers clang's names */
 
 		if (pct)
 			nv_strv_pushf(av, "%.*s%d%s", (int)(pct - t), t, nv_pipe_olevel(b->pipe), pct + 2);

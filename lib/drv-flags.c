@@ -102,6 +102,18 @@ static void set_no_warnings(const char *v) { (void)v; nv_drv.no_warnings = 1; }
 static void set_res_usage(const char *v) { (void)v; nv_drv.res_usage = 1; }
 static void accept_flag(const char *v) { (void)v; }
 static void set_no_cache(const char *v) { (void)v; nv_drv.no_cache = 1; }
+static void set_relaxed_constexpr(const char *v) { (void)v; nv_drv.relaxed_constexpr = 1; }
+static void set_extended_lambda(const char *v) { (void)v; nv_drv.extended_lambda = 1; }
+static void set_no_host_check(const char *v) { (void)v; nv_drv.no_host_check = 1; }
+
+static void
+set_default_stream(const char *v)
+{
+	if (strcmp(v, "legacy") && strcmp(v, "null") && strcmp(v, "per-thread"))
+		nv_usage_error("value '%s' is not defined for option 'default-stream': expected legacy, "
+		               "null or per-thread", v);
+	nv_drv.per_thread_stream = !strcmp(v, "per-thread");
+}
 
 /* -Xcompiler: the host compiler's options.  The preprocessor's -D, -U and
  * -I reach the device side too, as the host preprocessor nvcc runs on
@@ -306,9 +318,11 @@ static const struct flag flags[] = {
 	{ "-Xclang", NULL, VALUE, "ARG", "pass ARG to the clang-22 front end (nvcc-lite's own, not nvcc's)", add_xclang },
 	{ "-Xcicc", "--Xcicc", VALUE, "KNOB,...", "pass knobs (-name=value) to the stages that own them", add_xcicc },
 	{ "-Xptxas", "--ptxas-options", VALUE, "OPT,...", "pass options to ptxas (-cubin)", add_xptxas },
-	{ "-expt-relaxed-constexpr", "--expt-relaxed-constexpr", FLAG, NULL, "accepted: device code may call constexpr host functions (always so in clang's CUDA)", accept_flag },
-	{ "-extended-lambda", "--extended-lambda", FLAG, NULL, "accepted: __device__ lambdas in host code (always so in clang's CUDA)", accept_flag },
-	{ "-expt-extended-lambda", "--expt-extended-lambda", FLAG, NULL, "the same as --extended-lambda", accept_flag },
+	{ "-expt-relaxed-constexpr", "--expt-relaxed-constexpr", FLAG, NULL, "device code may call constexpr host functions (always so in clang's CUDA); defines __CUDACC_RELAXED_CONSTEXPR__", set_relaxed_constexpr },
+	{ "-extended-lambda", "--extended-lambda", FLAG, NULL, "__device__ lambdas in host code (always so in clang's CUDA); defines __CUDACC_EXTENDED_LAMBDA__", set_extended_lambda },
+	{ "-expt-extended-lambda", "--expt-extended-lambda", FLAG, NULL, "the same as --extended-lambda", set_extended_lambda },
+	{ "-default-stream", "--default-stream", VALUE, "legacy|null|per-thread", "the stream of launches that name none: per-thread defines CUDA_API_PER_THREAD_DEFAULT_STREAM (default legacy)", set_default_stream },
+	{ "-allow-unsupported-compiler", "--allow-unsupported-compiler", FLAG, NULL, "accepted: defines __NV_NO_HOST_COMPILER_CHECK, as nvcc does; nvcc-lite checks no host compiler version", set_no_host_check },
 	{ "-w", "--disable-warnings", FLAG, NULL, "no warnings", set_no_warnings },
 	{ "-Werror", "--Werror", VALUE, "KIND,...", "warnings of these kinds are errors: all-warnings, cross-execution-space-call, deprecated-declarations, reorder, default-stream-launch, missing-launch-bounds, ext-lambda-captures-this", set_werror },
 	{ "-res-usage", "--resource-usage", FLAG, NULL, "with -cubin, print each kernel's registers, stack and shared memory (ptxas -v)", set_res_usage },

@@ -131,10 +131,9 @@ nv_drv_host_flags(struct nv_strv *av)
  * cache holds what every source includes, not what one build adds).  host:
  * the same source's host side instead (CUDA host mode, the host's -O and
  * -Xcompiler flags, no device code generation flags). */
-static struct nv_strv *
-front_end_flags(const char *dir, const char *arch, int user_includes, int host)
+static char *
+clang_path(void)
 {
-	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	const char *env = getenv("NVCC_LITE_CLANG");
 	char *clang = env ? xstrdup(env) : nv_spawn_find("clang-22", NV_LLVM_BINDIR);
 
@@ -142,6 +141,15 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 		clang = nv_spawn_find("clang", NV_LLVM_BINDIR);
 	if (!clang)
 		nv_fatal("cannot find clang-22 for CUDA sources (install clang-22 or set NVCC_LITE_CLANG)");
+	return clang;
+}
+
+static struct nv_strv *
+front_end_flags(const char *dir, const char *arch, int user_includes, int host)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+	char *clang = clang_path();
+
 	nv_strv_push(av, clang);
 	nv_strv_push(av, "-x");
 	nv_strv_push(av, "cuda");
@@ -162,6 +170,14 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 	}
 	nv_strv_push(av, "-nocudalib");
 	nv_strv_push(av, "-Wno-unknown-cuda-version");
+	/* names as nvcc (and the host's g++ 12) mangle them: clang 18 began to
+	 * mangle a non-type template parameter's deduced or dependent type
+	 * (Tn), a constrained parameter's concept (Tk), a requires-clause (Q)
+	 * and a template template parameter's parameter list (Tt) */
+	nv_strv_push(av, "-fclang-abi-compat=17");
+	/* clang's nvcc-compatibility warnings: on code nvcc compiles, only
+	 * "#pragma unroll(4)", which nvcc takes without a word */
+	nv_strv_push(av, "-Wno-cuda-compat");
 	if (nv_drv_have_cuda) {
 		front_end_cuda(av, dir);
 	} else {
@@ -171,10 +187,9 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 	}
 	if (nv_drv.std)
 		nv_strv_pushf(av, "-std=%s", nv_drv.std); /* else clang's gnu++17, as nvcc's gcc */
-	if (nv_drv.rdc) {
+	if (nv_drv.rdc)
 		nv_strv_push(av, "-fgpu-rdc");
-		nv_strv_push(av, "-D__CUDACC_RDC__"); /* nvcc's, for cooperative groups' grid sync */
-	}
+	nv_drv_macros(av, host ? NV_PASS_HOST : NV_PASS_DEVICE);
 	if (host) {
 		/* nvcc's relocatable host objects: __nv_relfatbin and
 		 * __cudaRegisterLinkedBinary, for nvlink, not clang's new driver */
@@ -231,8 +246,9 @@ cuid(struct nv_strv *av, const char *src)
 	nv_strv_pushf(av, "-cuid=%016llx", h);
 }
 
-/* clang-22 in CUDA host mode: src's host side to the object out, the fatbin
- * embedded (its kernels registered with the CUDA runtime). */
+/* clang-22 in CUDA host mode: src's host side to the module out (optimized
+ * at the host's -O), the fatbin embedded (its kernels registered with the
+ * CUDA runtime). */
 char **
 nv_drv_host_compile(const char *dir, const char *arch, const char *src, const char *fatbin,
                     const char *out)
@@ -244,8 +260,32 @@ nv_drv_host_compile(const char *dir, const char *arch, const char *src, const ch
 	nv_strv_push(av, "-fcuda-include-gpubinary");
 	nv_strv_push(av, "-Xclang");
 	nv_strv_push(av, fatbin);
+	nv_strv_push(av, "-emit-llvm");
 	nv_strv_push(av, "-c");
 	nv_strv_push(av, src);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, out);
+	return av->v;
+}
+
+/* The host module bc, optimized already, to the object out: clang's code
+ * generation alone, with the host's flags (the object is the one clang makes
+ * from the source in one step). */
+char **
+nv_drv_host_codegen(const char *bc, const char *out)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+
+	nv_strv_push(av, clang_path());
+	nv_strv_push(av, "-c");
+	nv_strv_push(av, "-x");
+	nv_strv_push(av, "ir");
+	nv_strv_push(av, bc);
+	nv_drv_host_flags(av);
+	nv_strv_push(av, "-Xclang");
+	nv_strv_push(av, "-disable-llvm-passes");
+	/* -Xcompiler's -D, -I and the like are the first step's */
+	nv_strv_push(av, "-Wno-unused-command-line-argument");
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, out);
 	return av->v;

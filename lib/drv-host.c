@@ -119,11 +119,10 @@ sm_of(const char *name)
 }
 
 /* The device side of src: PTX for each target, a cubin for each GPU, the
- * fatbin of them in out.  clang_host: for a host object clang compiles.
- * deps_for: the output whose -MD file the first device compile writes. */
+ * fatbin of them in out.  deps_for: the output whose -MD file the first
+ * device compile writes. */
 static void
-plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, int clang_host,
-            const char *deps_for)
+plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, const char *deps_for)
 {
 	const struct nv_gencodes *t = &nv_drv.targets;
 	char *stem = nv_drv_stem(src), **ptx = xcalloc(t->n, sizeof(*ptx));
@@ -132,7 +131,7 @@ plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, int cl
 	for (size_t i = 0; i < t->n; i++) {
 		struct nv_job j = { .act = NV_ACT_DEVICE, .label = nv_pipe_name(nv_drv_pipe()),
 			            .input = src, .arch = t->v[i].gpu, .kind = NV_OUT_PTX,
-			            .temporary = 1, .clang_host = clang_host };
+			            .temporary = 1 };
 		char *name = xasprintf("%s.ptx", t->v[i].virt);
 
 		ptx[i] = tmp_file(p, stem, name);
@@ -175,22 +174,38 @@ plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, int cl
 void
 nv_drv_plan_fatbin(struct nv_plan *p, const char *src, char *out)
 {
-	plan_fatbin(p, src, out, 0, 0, out);
+	plan_fatbin(p, src, out, 0, out);
 }
 
+/* The host side: clang's CUDA host mode to a module, nv-link -cudafe=host
+ * for nvcc's kernel names (the device side's, and the stubs' host names),
+ * then clang's code generation. */
 void
 nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
 {
 	char *stem = nv_drv_stem(src), *fatbin = tmp_file(p, stem, "fatbin");
-	struct nv_strv *av = xcalloc(1, sizeof(*av));
+	char *bc = tmp_file(p, stem, "host.bc"), *named = tmp_file(p, stem, "host-nvcc.bc");
+	struct nv_strv *av = xcalloc(1, sizeof(*av)), *link = xcalloc(1, sizeof(*link)), code = { 0 };
+	char *nv_link = nv_spawn_find("nv-link", p->dir);
 
-	plan_fatbin(p, src, fatbin, 1, 1, temporary ? NULL : obj);
+	if (!nv_link)
+		nv_fatal("cannot find nv-link beside nvcc-lite in %s", p->dir);
+	plan_fatbin(p, src, fatbin, 1, temporary ? NULL : obj);
+	for (char **a = nv_drv_host_compile(p->dir, nv_drv.arch, src, fatbin, bc); *a; a++)
+		nv_strv_push(av, *a);
+	add_tool(p, "host", av, src, nv_drv.arch, bc, 1);
+	p->jobs[p->n - 1].act = NV_ACT_HOST;
+	nv_strv_push(link, nv_link);
+	nv_strv_push(link, "-cudafe=host");
+	nv_strv_push(link, bc);
+	nv_strv_push(link, "-o");
+	nv_strv_push(link, named);
+	add_tool(p, "nv-link", link, src, NULL, named, 1);
 	if (!temporary)
 		obj = nv_plan_out(p, obj);
-	for (char **a = nv_drv_host_compile(p->dir, nv_drv.arch, src, fatbin, obj); *a; a++)
-		nv_strv_push(av, *a);
-	add_tool(p, "host", av, src, nv_drv.arch, obj, temporary);
-	p->jobs[p->n - 1].act = NV_ACT_HOST;
+	code.v = nv_drv_host_codegen(named, obj);
+	add_tool(p, "host", &code, src, NULL, obj, temporary);
+	free(nv_link);
 	free(stem);
 }
 
@@ -269,10 +284,8 @@ nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int tempora
 	if (!c && nv_drv.std)
 		nv_strv_pushf(av, "-std=%s", nv_drv.std);
 	/* what nvcc gives a host source: its macros, CUDA's headers */
-	nv_strv_push(av, "-D__NVCC__");
+	nv_drv_macros(av, NV_PASS_HOST_ONLY);
 	if (nv_drv_have_cuda) {
-		nv_strv_pushf(av, "-D__CUDACC_VER_MAJOR__=%d", nv_drv_cuda.major);
-		nv_strv_pushf(av, "-D__CUDACC_VER_MINOR__=%d", nv_drv_cuda.minor);
 		if (!nv_drv_cuda.incs.n)
 			nv_cuda_read_profile(&nv_drv_cuda);
 		for (size_t i = 0; i < nv_drv_cuda.incs.n; i++)

@@ -306,10 +306,38 @@ lower_managed(LLVMModuleRef m)
 	return nmanaged;
 }
 
-/* nvcc names a static __global__ function as if it were not static
- * (_Z6kernelPf, where clang mangles _ZL6kernelPf): the name a driver-API
- * program passes to cuModuleGetFunction.  clang leaves such a kernel
- * external, for the host to launch; so does this. */
+/* nvcc names a static __global__ function as if it were not static: the
+ * name a driver-API program passes to cuModuleGetFunction.  Where clang
+ * marks the internal linkage, before the function's own name (_ZL6kernelPf,
+ * _ZN2nsL6kernelEPf in a namespace), nvcc's name has nothing
+ * (_Z6kernelPf, _ZN2ns6kernelEPf).  NULL when name is not such a name. */
+char *
+nv_link_nvcc_kernel_name(const char *name)
+{
+	size_t i = 3;
+
+	if (!strncmp(name, "_ZL", 3) && name[3] >= '0' && name[3] <= '9')
+		return xasprintf("_Z%s", name + 3);
+	if (strncmp(name, "_ZN", 3))
+		return NULL;
+	if (!strncmp(name + i, "St", 2))
+		i += 2;
+	/* the namespaces' <length><identifier>s, up to the L */
+	while (name[i] >= '0' && name[i] <= '9') {
+		char *end;
+		unsigned long len = strtoul(name + i, &end, 10);
+
+		if (len > strlen(end))
+			return NULL;
+		i = (size_t)(end - name) + len;
+	}
+	if (name[i] != 'L' || name[i + 1] < '0' || name[i + 1] > '9')
+		return NULL;
+	return xasprintf("%.*s%s", (int)i, name, name + i + 1);
+}
+
+/* clang leaves a static kernel external, for the host to launch; so does
+ * this, under nvcc's name. */
 static unsigned
 rename_static_kernels(LLVMModuleRef m)
 {
@@ -317,12 +345,10 @@ rename_static_kernels(LLVMModuleRef m)
 
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
 		size_t len;
-		const char *name = LLVMGetValueName2(f, &len);
 		char *nv;
 
-		if (len < 4 || strncmp(name, "_ZL", 3) || LLVMIsDeclaration(f) || !nv_is_kernel(f))
+		if (LLVMIsDeclaration(f) || !nv_is_kernel(f) || !(nv = nv_link_nvcc_kernel_name(LLVMGetValueName2(f, &len))))
 			continue;
-		nv = xasprintf("_Z%s", name + 3);
 		if (!LLVMGetNamedFunction(m, nv) && !LLVMGetNamedGlobal(m, nv)) {
 			LLVMComdatRef c = LLVMGetComdat(f);
 
@@ -495,6 +521,95 @@ drop_used_external(LLVMModuleRef m)
 	LLVMReplaceAllUsesWith(g, LLVMGetPoison(LLVMTypeOf(g)));
 	LLVMDeleteGlobal(g);
 	return 1;
+}
+
+/* The C string a registration call's argument points to (a private
+ * constant array of chars), else NULL. */
+static const char *
+const_cstring(LLVMValueRef v)
+{
+	LLVMValueRef init = LLVMIsAGlobalVariable(v) ? LLVMGetInitializer(v) : NULL;
+	size_t len;
+	const char *s;
+
+	if (!init || !LLVMIsConstantString(init))
+		return NULL;
+	s = LLVMGetAsString(init, &len);
+	return len && !s[len - 1] ? s : NULL;
+}
+
+static LLVMValueRef
+private_cstring(LLVMModuleRef m, const char *s)
+{
+	LLVMValueRef init = LLVMConstStringInContext2(LLVMGetModuleContext(m), s, strlen(s), 0);
+	LLVMValueRef g = LLVMAddGlobal(m, LLVMTypeOf(init), "");
+
+	LLVMSetInitializer(g, init);
+	LLVMSetLinkage(g, LLVMPrivateLinkage);
+	LLVMSetGlobalConstant(g, 1);
+	LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+	LLVMSetAlignment(g, 1);
+	return g;
+}
+
+/* The stub's other name, nvcc's: an alias with the stub's linkage (weak
+ * for an instantiation's, which may be discarded with its comdat). */
+static int
+name_stub(LLVMModuleRef m, LLVMValueRef stub, const char *name)
+{
+	LLVMLinkage l = LLVMGetLinkage(stub);
+	LLVMValueRef a;
+
+	if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage || LLVMGetNamedFunction(m, name) ||
+	    LLVMGetNamedGlobal(m, name) || LLVMGetNamedGlobalAlias(m, name, strlen(name)))
+		return 0;
+	a = LLVMAddAlias2(m, LLVMGlobalGetValueType(stub), 0, stub, name);
+	if (l == LLVMLinkOnceODRLinkage || l == LLVMWeakODRLinkage)
+		LLVMSetLinkage(a, LLVMWeakODRLinkage);
+	else if (l == LLVMLinkOnceAnyLinkage || l == LLVMWeakAnyLinkage)
+		LLVMSetLinkage(a, LLVMWeakAnyLinkage);
+	LLVMSetVisibility(a, LLVMGetVisibility(stub));
+	return 1;
+}
+
+unsigned
+nv_link_cudafe_host(LLVMModuleRef m)
+{
+	LLVMValueRef reg = LLVMGetNamedFunction(m, "__cudaRegisterFunction");
+	unsigned n = 0;
+
+	for (LLVMUseRef u = reg ? LLVMGetFirstUse(reg) : NULL; u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef c = LLVMGetUser(u), stub;
+		const char *name;
+		char *nv;
+
+		/* __cudaRegisterFunction(handle, stub, device function, its name, ...) */
+		if (!LLVMIsACallInst(c) || LLVMGetCalledValue(c) != reg || LLVMGetNumArgOperands(c) < 4)
+			continue;
+		stub = LLVMGetOperand(c, 1);
+		if (!(name = const_cstring(LLVMGetOperand(c, 2))))
+			continue;
+		if ((nv = nv_link_nvcc_kernel_name(name))) {
+			LLVMValueRef g = private_cstring(m, nv);
+
+			for (unsigned k = 2; k < 4; k++) {
+				LLVMValueRef old = LLVMGetOperand(c, k);
+
+				if (!const_cstring(old))
+					continue;
+				LLVMSetOperand(c, k, g);
+				/* clang's name is nowhere in the object */
+				if (!LLVMGetFirstUse(old))
+					LLVMDeleteGlobal(old);
+			}
+			name = nv;
+			n++;
+		}
+		if (LLVMIsAFunction(stub))
+			n += (unsigned)name_stub(m, stub, name);
+		free(nv);
+	}
+	return n;
 }
 
 unsigned

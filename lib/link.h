@@ -49,5 +49,18 @@ unsigned nv_drop_unused_internals(LLVMModuleRef m);
  * declared kernels, -rdc's static variables the host names (NAME__static__ID)
  * used by that name.  Returns how many changed. */
 unsigned nv_link_cudafe(LLVMModuleRef m, int clang_names);
+/* nvcc's name for the kernel clang names name, when clang marks its
+ * internal linkage (a static kernel: _ZL6kernelPf -> _Z6kernelPf,
+ * _ZN2nsL1kEPf -> _ZN2ns1kEPf); NULL when nvcc's name is clang's.  Caller
+ * frees. */
+char *nv_link_nvcc_kernel_name(const char *name);
+/* The host side of a .cu file, as clang's CUDA host mode compiles it, given
+ * what nvcc's host object has: each kernel registered under nvcc's name (a
+ * static kernel's as -cudafe names it on the device side), and the launch
+ * stub of each kernel with external linkage also named as nvcc's host code
+ * names the kernel (its own mangled name: _Z1kPf, where clang names the stub
+ * _Z16__device_stub__kPf), which host code compiled by another compiler
+ * calls and takes the address of.  Returns how many changed. */
+unsigned nv_link_cudafe_host(LLVMModuleRef m);
 
 #endif

@@ -1591,3 +1591,281 @@ nv_memory_byval_args_by_value(LLVMModuleRef m)
 	LLVMDisposeBuilder(b);
 	return calls;
 }
+
+/*
+ * Kernel byval parameters.  A kernel's byval parameter is in parameter
+ * space, which the kernel may read and never write.  LLVM's NVPTX reads it
+ * in place where every use loads from it; where its address goes anywhere
+ * else it copies the parameter to a local, a byte at a time, unless the
+ * parameter is __grid_constant__ ("nvvm.grid_constant"), whose address is
+ * then the generic one cvta.param gives (sm_70, PTX 7.7).  Libraries leave
+ * __grid_constant__ out under clang, so a TMA descriptor in a 1 KB Params
+ * went to local memory, and prefetch.tensormap and cp.async.bulk.tensor
+ * got a local address, which the PTX ISA forbids for a tensor map.  Here a
+ * parameter its kernel never writes is marked grid_constant whatever the
+ * source says, and one it may write gets the copy LLVM would make, in
+ * 16-byte pieces (nvcc's ld.param.v4 and st.local.v4).  Requires nothing;
+ * run before code generation.
+ */
+
+enum byval_use { BYVAL_LOADED, BYVAL_READ, BYVAL_WRITTEN };
+
+/* PTX instructions that only read through an address operand. */
+static int
+reads_only(const char *insn, size_t len)
+{
+	static const char *const ok[] = {
+		"prefetch.", "prefetchu.", "ld.", "ldu.", "cp.async.bulk.tensor.", "cp.reduce.async.bulk.tensor.",
+		"cp.async.bulk.prefetch.", "fence.proxy.tensormap", "applypriority.",
+	};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++)
+		if (len >= strlen(ok[i]) && !strncmp(insn, ok[i], strlen(ok[i])))
+			return 1;
+	return 0;
+}
+
+/* The template operand number of call argument arg of an inline asm with
+ * constraints c ("=r,l,~{memory}"), and whether the asm may write memory;
+ * -1 for an indirect output (it writes there). */
+static int
+asm_operand(const char *c, size_t len, unsigned arg, int *clobbers_memory)
+{
+	unsigned k = 0;
+	int op = 0, found = -2;
+
+	*clobbers_memory = 0;
+	for (size_t i = 0; i < len;) {
+		size_t n = strcspn(c + i, ",");
+
+		if (n > len - i)
+			n = len - i;
+		if (!strncmp(c + i, "~{memory}", n) && n == 9)
+			*clobbers_memory = 1;
+		else if (c[i] != '~') {
+			int out = c[i] == '=', indirect = memchr(c + i, '*', n) != NULL;
+
+			if (!out || indirect) {
+				if (k++ == arg && found == -2)
+					found = out ? -1 : op;
+			}
+			op++;
+		}
+		i += n + 1;
+	}
+	return found == -2 ? -1 : found;
+}
+
+/* Does asm template s use operand op only in instructions that read? */
+static int
+asm_reads_operand(const char *s, size_t len, int op)
+{
+	for (size_t i = 0; i < len; i++) {
+		size_t start = i, word;
+		char *end;
+		long n;
+
+		if (s[i] != '$')
+			continue;
+		if (i + 1 < len && s[i + 1] == '$') {
+			i++;
+			continue;
+		}
+		n = strtol(s + i + 1 + (s[i + 1] == '{'), &end, 10);
+		if (end == s + i + 1 + (s[i + 1] == '{') || n != op)
+			continue;
+		/* the statement's first word, after a guard predicate */
+		while (start > 0 && !strchr(";\n{}", s[start - 1]))
+			start--;
+		while (start < i && strchr(" \t", s[start]))
+			start++;
+		if (s[start] == '@')
+			while (start < i && !strchr(" \t", s[start]))
+				start++;
+		while (start < i && strchr(" \t", s[start]))
+			start++;
+		word = strcspn(s + start, " \t");
+		if (!reads_only(s + start, word))
+			return 0;
+	}
+	return 1;
+}
+
+/* What call c does with its argument arg, a pointer into the parameter. */
+static enum byval_use
+call_use(LLVMValueRef c, unsigned arg)
+{
+	LLVMValueRef callee = LLVMGetCalledValue(c);
+	unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
+	const char *name = nv_cfg_callee_name(c);
+
+	/* passed by value: the callee gets a copy */
+	if (LLVMGetCallSiteEnumAttribute(c, arg + 1, LLVMGetEnumAttributeKindForName("byval", 5)))
+		return BYVAL_READ;
+	if (LLVMIsAInlineAsm(callee)) {
+		size_t clen, slen;
+		const char *cons = LLVMGetInlineAsmConstraintString(callee, &clen);
+		const char *str = LLVMGetInlineAsmAsmString(callee, &slen);
+		int mem, op = asm_operand(cons, clen, arg, &mem);
+
+		if (op < 0)
+			return BYVAL_WRITTEN;
+		/* without a memory clobber an asm writes no memory it is not given as an output */
+		return !mem || asm_reads_operand(str, slen, op) ? BYVAL_READ : BYVAL_WRITTEN;
+	}
+	if (name && (!strncmp(name, "llvm.nvvm.prefetch.", 19) || !strncmp(name, "llvm.nvvm.cp.async.bulk.tensor.", 31) ||
+	             !strncmp(name, "llvm.nvvm.cp.async.bulk.prefetch.tensor.", 40)))
+		return BYVAL_READ;
+	if ((name && !strncmp(name, "llvm.memcpy", 11)) || (name && !strncmp(name, "llvm.memmove", 12)))
+		return arg == 1 ? BYVAL_LOADED : BYVAL_WRITTEN;
+	/* a function that writes no memory at all (memory(read) or none) */
+	for (int where = 0; where < 2; where++) {
+		LLVMAttributeRef a = where ? (LLVMIsAFunction(callee) ?
+		                              LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, memory) : NULL)
+		                           : LLVMGetCallSiteEnumAttribute(c, LLVMAttributeFunctionIndex, memory);
+
+		/* two bits a location, ModRef: no location with Mod */
+		if (a && !(LLVMGetEnumAttributeValue(a) & 0xAAAAAAAAAAAAAAAAull))
+			return BYVAL_READ;
+	}
+	return BYVAL_WRITTEN;
+}
+
+static enum byval_use byval_uses(LLVMValueRef p, int depth);
+
+/* The same for the address as an integer (reinterpret_cast<uint64_t>(&p),
+ * as an asm operand): offsets of it, an asm's operand, a pointer again. */
+static enum byval_use
+int_uses(LLVMValueRef v, int depth)
+{
+	enum byval_use worst = BYVAL_READ;
+
+	if (depth > 16)
+		return BYVAL_WRITTEN;
+	for (LLVMUseRef u = LLVMGetFirstUse(v); u && worst != BYVAL_WRITTEN; u = LLVMGetNextUse(u)) {
+		LLVMValueRef i = LLVMGetUser(u);
+		LLVMOpcode op = LLVMIsAInstruction(i) ? LLVMGetInstructionOpcode(i) : LLVMRet;
+		enum byval_use w = BYVAL_WRITTEN;
+
+		if ((op == LLVMAdd || op == LLVMSub || op == LLVMOr) && LLVMIsAConstantInt(LLVMGetOperand(i, 1)))
+			w = int_uses(i, depth + 1);
+		else if (op == LLVMIntToPtr)
+			w = byval_uses(i, depth + 1);
+		else if (op == LLVMCall && LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
+			for (unsigned a = 0; a < LLVMGetNumArgOperands(i); a++)
+				if (LLVMGetOperand(i, a) == v)
+					w = call_use(i, a);
+		if (w > worst)
+			worst = w;
+	}
+	return worst;
+}
+
+/* The most any use of p (the parameter, or an address into it) does. */
+static enum byval_use
+byval_uses(LLVMValueRef p, int depth)
+{
+	enum byval_use worst = BYVAL_LOADED;
+
+	if (depth > 16)
+		return BYVAL_WRITTEN;
+	for (LLVMUseRef u = LLVMGetFirstUse(p); u && worst != BYVAL_WRITTEN; u = LLVMGetNextUse(u)) {
+		LLVMValueRef i = LLVMGetUser(u);
+		enum byval_use w = BYVAL_WRITTEN;
+
+		if ((LLVMIsAGetElementPtrInst(i) || LLVMIsABitCastInst(i) || LLVMIsAAddrSpaceCastInst(i)) &&
+		    LLVMGetOperand(i, 0) == p)
+			w = byval_uses(i, depth + 1);
+		else if (LLVMIsASelectInst(i) || LLVMIsAPHINode(i))
+			/* this address or another one: a generic address (cvta.param) */
+			w = byval_uses(i, depth + 1) == BYVAL_WRITTEN ? BYVAL_WRITTEN : BYVAL_READ;
+		else if (LLVMIsALoadInst(i))
+			w = BYVAL_LOADED;
+		else if (LLVMIsAPtrToIntInst(i))
+			w = int_uses(i, depth + 1);
+		else if (LLVMIsACallInst(i) && !nv_cfg_lifetime_marker(i))
+			for (unsigned a = 0; a < LLVMGetNumArgOperands(i); a++)
+				if (LLVMGetOperand(i, a) == p) {
+					enum byval_use c = call_use(i, a);
+
+					w = w == BYVAL_WRITTEN || c > w ? c : w;
+				}
+		if (w > worst)
+			worst = w;
+	}
+	return worst;
+}
+
+/* Copy parameter arg (of type ty) to a local that its uses take instead,
+ * in the widest pieces its alignment allows. */
+static LLVMValueRef
+copy_byval(LLVMModuleRef m, LLVMValueRef f, LLVMValueRef arg, LLVMTypeRef ty, unsigned align)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx), i32 = LLVMInt32TypeInContext(ctx);
+	LLVMTypeRef piece[] = { LLVMVectorType(i32, 4), LLVMInt64TypeInContext(ctx), i32,
+		                LLVMInt16TypeInContext(ctx), i8 };
+	uint64_t size = nv_type_alloc_size(m, ty);
+	LLVMValueRef copy;
+
+	LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(f)));
+	copy = LLVMBuildAlloca(b, ty, "");
+	LLVMSetAlignment(copy, align);
+	LLVMReplaceAllUsesWith(arg, copy);
+	for (uint64_t off = 0; off < size;) {
+		unsigned w = 16, k = 0;
+		LLVMValueRef at, from, to, v;
+
+		while (w > 1 && (w > align || off % w || off + w > size))
+			w /= 2, k++;
+		at = LLVMConstInt(LLVMInt64TypeInContext(ctx), off, 0);
+		from = LLVMBuildInBoundsGEP2(b, i8, arg, &at, 1, "");
+		to = LLVMBuildInBoundsGEP2(b, i8, copy, &at, 1, "");
+		v = LLVMBuildLoad2(b, piece[k], from, "");
+		LLVMSetAlignment(v, w);
+		LLVMSetAlignment(LLVMBuildStore(b, v, to), w);
+		off += w;
+	}
+	LLVMDisposeBuilder(b);
+	return copy;
+}
+
+unsigned
+nv_memory_kernel_byval(LLVMModuleRef m, int grid_constant)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5), n = 0;
+	static const char gc[] = "nvvm.grid_constant";
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		if (LLVMIsDeclaration(f) || !nv_is_kernel(f))
+			continue;
+		for (unsigned i = 0; i < LLVMCountParams(f); i++) {
+			LLVMAttributeRef at = LLVMGetEnumAttributeAtIndex(f, i + 1, byval);
+			LLVMValueRef arg = LLVMGetParam(f, i);
+			LLVMTypeRef ty;
+			enum byval_use use;
+
+			if (!at || LLVMGetStringAttributeAtIndex(f, i + 1, gc, sizeof(gc) - 1))
+				continue;
+			use = byval_uses(arg, 0);
+			ty = LLVMGetTypeAttributeValue(at);
+			if (use == BYVAL_READ && grid_constant) {
+				LLVMAddAttributeAtIndex(f, i + 1, LLVMCreateStringAttribute(ctx, gc, sizeof(gc) - 1, "", 0));
+				nv_remark(NV_REMARK_PASSED, "nv-llc", "ByvalGridConstant", LLVMGetFirstInstruction(
+				          LLVMGetEntryBasicBlock(f)), "parameter %u stays in parameter space "
+				          "(grid_constant): the kernel only reads it", i);
+				n++;
+			} else if (use != BYVAL_LOADED) {
+				LLVMValueRef c = copy_byval(m, f, arg, ty, fn_param_align(f, i, nv_type_align(m, ty)));
+
+				nv_remark(NV_REMARK_PASSED, "nv-llc", "ByvalCopied", c,
+				          "parameter %u of kernel copied to a local in 16-byte pieces: the kernel may "
+				          "write it", i);
+				n++;
+			}
+		}
+	}
+	return n;
+}

@@ -97,6 +97,15 @@ unsigned nv_memory_printf_lifetimes(LLVMModuleRef m);
  * made unconditional (none under limit 0). */
 unsigned nv_memory_unskip_stores(LLVMModuleRef m, unsigned limit);
 
+/* A kernel's byval parameter whose address goes anywhere but loads: marked
+ * "nvvm.grid_constant" where the kernel never writes it (and grid_constant:
+ * the target has cvta.param), so that NVPTX takes its address in parameter
+ * space; else copied to a local in 16-byte pieces, which its uses take.  An
+ * inline asm given its address only reads it when the asm has no memory
+ * clobber, or uses the operand only in reading instructions (ld, prefetch,
+ * cp.async.bulk.tensor...).  The number of parameters marked or copied. */
+unsigned nv_memory_kernel_byval(LLVMModuleRef m, int grid_constant);
+
 /* The first device function (not kernel) of m with a byval parameter, or
  * NULL: at -O0 LLVM 22's NVPTX cannot read one under 32-bit local pointers. */
 LLVMValueRef nv_memory_byval_device_fn(LLVMModuleRef m);

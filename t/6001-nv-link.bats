@@ -125,11 +125,22 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 		define ptx_kernel void @_Z1kPi(ptr %p) {
 		  ret void
 		}
+		define internal ptx_kernel void @_ZN2ns5inner L2knEPi(ptr %p) {
+		  ret void
+		}
+		define internal ptx_kernel void @_ZNSt2ioL2kxIiEEvPT_(ptr %p) {
+		  ret void
+		}
 	EOF2
+	sed -i 's/inner L/innerL/' "$BATS_TEST_TMPDIR/s.ll"
 	run nv-link -cudafe -S "$BATS_TEST_TMPDIR/s.ll"
 	assert_success
 	assert_output --partial "@_Z2ksPi("
 	refute_output --partial "@_ZL2ksPi("
+	# in a namespace, nvcc's name has no L before the kernel's own
+	assert_output --partial "@_ZN2ns5inner2knEPi("
+	assert_output --partial "@_ZNSt2io2kxIiEEvPT_("
+	assert_output --partial "@_Z1kPi("
 	run nv-link -cudafe=nvcc -S "$BATS_TEST_TMPDIR/s.ll"
 	assert_output --partial "@_Z2ksPi("
 	run nv-link -cudafe=clang -S "$BATS_TEST_TMPDIR/s.ll"
@@ -138,7 +149,41 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	refute_output --partial "@_Z2ksPi("
 	run --separate-stderr nv-link -cudafe=gcc -S "$BATS_TEST_TMPDIR/s.ll"
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nv-link: error: invalid value 'gcc' for -cudafe: expected nvcc or clang"
+	assert_equal "$stderr" "nv-link: error: invalid value 'gcc' for -cudafe: expected nvcc, clang or host"
+}
+
+@test "-cudafe=host registers a static kernel under nvcc's name and gives each external stub the kernel's own name" {
+	cat >"$BATS_TEST_TMPDIR/h.ll" <<-'EOF2'
+		target triple = "x86_64-unknown-linux-gnu"
+		$_Z17__device_stub__ktIfEvPT_ = comdat any
+		@0 = private unnamed_addr constant [9 x i8] c"_ZL2ksPi\00", align 1
+		@1 = private unnamed_addr constant [7 x i8] c"_Z1kPi\00", align 1
+		@2 = private unnamed_addr constant [13 x i8] c"_Z2ktIfEvPT_\00", align 1
+		define internal void @_ZL17__device_stub__ksPi(ptr %p) {
+		  ret void
+		}
+		define void @_Z16__device_stub__kPi(ptr %p) {
+		  ret void
+		}
+		define linkonce_odr void @_Z17__device_stub__ktIfEvPT_(ptr %p) comdat {
+		  ret void
+		}
+		define internal void @reg(ptr %h) {
+		  %1 = call i32 @__cudaRegisterFunction(ptr %h, ptr @_ZL17__device_stub__ksPi, ptr @0, ptr @0, i32 -1, ptr null, ptr null, ptr null, ptr null, ptr null)
+		  %2 = call i32 @__cudaRegisterFunction(ptr %h, ptr @_Z16__device_stub__kPi, ptr @1, ptr @1, i32 -1, ptr null, ptr null, ptr null, ptr null, ptr null)
+		  %3 = call i32 @__cudaRegisterFunction(ptr %h, ptr @_Z17__device_stub__ktIfEvPT_, ptr @2, ptr @2, i32 -1, ptr null, ptr null, ptr null, ptr null, ptr null)
+		  ret void
+		}
+		declare i32 @__cudaRegisterFunction(ptr, ptr, ptr, ptr, i32, ptr, ptr, ptr, ptr, ptr)
+	EOF2
+	run --separate-stderr nv-link -cudafe=host -S "$BATS_TEST_TMPDIR/h.ll"
+	assert_success
+	# the static kernel: nvcc's name registered, no host symbol (static under nvcc too)
+	[[ "$output" == *'c"_Z2ksPi\00"'* ]] || fail "$output"
+	[[ "$output" != *"@_Z2ksPi = "* ]] || fail "$output"
+	# the others: the stub under the kernel's name, weak for an instantiation
+	[[ "$output" == *"@_Z1kPi = alias void (ptr), ptr @_Z16__device_stub__kPi"* ]] || fail "$output"
+	[[ "$output" == *"@_Z2ktIfEvPT_ = weak_odr alias void (ptr), ptr @_Z17__device_stub__ktIfEvPT_"* ]] || fail "$output"
 }
 
 @test "-cudafe points -rdc's uses of a static variable at clang's NAME__static__ID definition" {
