@@ -26,12 +26,15 @@ NV_CFLAGS = -std=c17 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-init
 	-DNV_VERSION='"$(VERSION)"' -DNV_LLVM_BINDIR='"$(LLVM_BINDIR)"' \
 	$(LLVM_CPPFLAGS) $(SANFLAGS) -MMD -MP
 
-LIB_SRC = $(sort $(wildcard lib/*.c))
+# libnv in layers, each a folder that includes only those before it here
+# (lib/README.md; t/0012-layers.bats holds every file to it).
+LAYERS = base ir stages driver
+LIB_SRC = $(sort $(foreach l,$(LAYERS),$(wildcard lib/$(l)/*.c)))
 LIB_OBJ = $(LIB_SRC:.c=.o)
 CMD_SRC = $(sort $(wildcard cmd/*.c))
 CMD_OBJ = $(CMD_SRC:.c=.o)
 PROGS = $(patsubst cmd/%.c,bin/%,$(CMD_SRC))
-HEADERS = $(wildcard lib/*.h) lib/knobs.def
+HEADERS = $(foreach l,$(LAYERS),$(wildcard lib/$(l)/*.h lib/$(l)/*.def))
 MAN = $(wildcard share/man/man1/*.1)
 
 # LINK=static (the default): every program is one binary, bin/nvcc-lite, on
@@ -189,14 +192,14 @@ csmith: all
 
 install: all lib/libnv.pc
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/include/nv $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(foreach l,$(LAYERS),$(DESTDIR)$(PREFIX)/include/nv/$(l)) $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/nvcc-lite \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	cp -P $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	cp lib/libnv.a $(DESTDIR)$(PREFIX)/lib/
 	cp lib/libnv.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	cp $(HEADERS) $(DESTDIR)$(PREFIX)/include/nv/
+	$(foreach l,$(LAYERS),cp $(filter lib/$(l)/%,$(HEADERS)) $(DESTDIR)$(PREFIX)/include/nv/$(l)/ &&) true
 	cp $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp share/nvcc-lite/cuda_shim.h share/nvcc-lite/nvcc_compat.h share/nvcc-lite/nvcc-lite.cmake share/nvcc-lite.mk \
 	    $(DESTDIR)$(PREFIX)/share/nvcc-lite/
@@ -204,7 +207,7 @@ install: all lib/libnv.pc
 	cp completions/_nvcc-lite $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 
 clean:
-	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*.o lib/*.d cmd/*.o cmd/*.d cmd/multicall/*.o \
+	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*/*.o lib/*/*.d cmd/*.o cmd/*.d cmd/multicall/*.o \
 	    cmd/multicall/*.d cmd/multicall/programs.def lib/libnv.a lib/libnv.pc lib/.build-flags lib/.pc-flags bench/out
 
 .PHONY: all toolcheck deps demo check bench bench-split split-sweep bench-gpu corpus csmith fuzz install clean print-ldflags FORCE

@@ -1,12 +1,12 @@
 /* nv-inline: cicc's inliner cost model and budgets; LLVM clones the bodies. */
 #include <llvm-c/Core.h>
 
-#include "cli.h"
-#include "diag.h"
-#include "inline.h"
-#include "io.h"
-#include "knobs.h"
-#include "target.h"
+#include "base/cli.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "base/knobs.h"
+#include "stages/inline.h"
+#include "stages/target.h"
 
 static const char *arch;
 static int olevel = 3;

@@ -4,14 +4,14 @@
 
 #include <llvm-c/Core.h>
 
-#include "cli.h"
-#include "diag.h"
-#include "io.h"
-#include "knobs.h"
-#include "link.h"
-#include "split.h"
-#include "target.h"
-#include "util.h"
+#include "base/cli.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "base/knobs.h"
+#include "base/util.h"
+#include "stages/link.h"
+#include "stages/split.h"
+#include "stages/target.h"
 
 static const char *libdevice; /* "" = search for it */
 static int internalize, fast_math;

@@ -11,18 +11,18 @@
 #include <llvm-c/Support.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "cli.h"
-#include "diag.h"
-#include "io.h"
-#include "knobs.h"
-#include "liveness.h"
-#include "memory.h"
-#include "ptxfix.h"
-#include "proc.h"
-#include "split.h"
-#include "target.h"
-#include "cfg.h"
-#include "util.h"
+#include "base/cli.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "base/knobs.h"
+#include "base/proc.h"
+#include "base/util.h"
+#include "ir/cfg.h"
+#include "ir/liveness.h"
+#include "stages/memory.h"
+#include "stages/ptxfix.h"
+#include "stages/split.h"
+#include "stages/target.h"
 
 #define PTX_KERNEL_CC 71 /* LLVM's ptx_kernel calling convention */
 
@@ -404,7 +404,7 @@ report_cut(LLVMModuleRef m)
 }
 
 /* The PTX with each local array's 32-bit address taken from its depot
- * (lib/ptxfix.h); ptx is disposed of. */
+ * (lib/stages/ptxfix.h); ptx is disposed of. */
 static LLVMMemoryBufferRef
 local_addresses(LLVMMemoryBufferRef ptx)
 {
@@ -555,7 +555,7 @@ lsr_by_pressure(LLVMContextRef ctx, LLVMTargetMachineRef tm, LLVMModuleRef twin,
 			if (lsr_touched(f) && phi_units(f, td) >= LSR_PHI_UNITS)
 				nv_strv_push(&suspects, LLVMGetValueName2(f, &len));
 		}
-	/* A module with aliases is not cut by function (lib/split): LSR stays. */
+	/* A module with aliases is not cut by function (lib/stages/split): LSR stays. */
 	if (!suspects.n || LLVMGetFirstGlobalAlias(*pre) || LLVMGetFirstGlobalIFunc(*pre)) {
 		nv_strv_free(&suspects);
 		LLVMDisposeModule(twin);

@@ -8,15 +8,15 @@
 #include <llvm-c/Support.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-#include "cli.h"
-#include "diag.h"
-#include "io.h"
-#include "knobs.h"
-#include "analyze.h"
-#include "stdpipe.h"
-#include "target.h"
-#include "unroll.h"
-#include "util.h"
+#include "base/cli.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "base/knobs.h"
+#include "base/util.h"
+#include "ir/analyze.h"
+#include "stages/stdpipe.h"
+#include "stages/target.h"
+#include "stages/unroll.h"
 
 static const char *passes, *named, *arch;
 static int olevel = -1, disable_output, no_unroll, no_vectorize;

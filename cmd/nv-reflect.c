@@ -4,13 +4,13 @@
 
 #include <llvm-c/Core.h>
 
-#include "cli.h"
-#include "diag.h"
-#include "io.h"
-#include "knobs.h"
-#include "reflect.h"
-#include "target.h"
-#include "util.h"
+#include "base/cli.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "base/knobs.h"
+#include "base/util.h"
+#include "stages/reflect.h"
+#include "stages/target.h"
 
 static const char *arch = NV_DEFAULT_ARCH;
 static long long ftz = -1, prec_div = 1, prec_sqrt = 1; /* cicc's defaults, not clang's */

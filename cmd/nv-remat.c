@@ -4,12 +4,12 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "cli.h"
-#include "diag.h"
-#include "io.h"
-#include "knobs.h"
-#include "remat.h"
-#include "target.h"
+#include "base/cli.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "base/knobs.h"
+#include "stages/remat.h"
+#include "stages/target.h"
 
 static const char *arch;
 static int olevel = 3;

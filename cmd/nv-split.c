@@ -6,12 +6,12 @@
 
 #include <llvm-c/Core.h>
 
-#include "cli.h"
-#include "diag.h"
-#include "io.h"
-#include "knobs.h"
-#include "split.h"
-#include "util.h"
+#include "base/cli.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "base/knobs.h"
+#include "base/util.h"
+#include "stages/split.h"
 
 static long long nparts_opt; /* 0: not given, one module out */
 static const char *function, *map_path;

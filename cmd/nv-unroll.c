@@ -4,13 +4,13 @@
 
 #include <llvm-c/Core.h>
 
-#include "cli.h"
-#include "diag.h"
-#include "io.h"
-#include "knobs.h"
-#include "target.h"
-#include "unroll.h"
-#include "util.h"
+#include "base/cli.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "base/knobs.h"
+#include "base/util.h"
+#include "stages/target.h"
+#include "stages/unroll.h"
 
 static const char *arch, *config = "C";
 static int olevel = 3;

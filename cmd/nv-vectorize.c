@@ -3,12 +3,12 @@
 
 #include <llvm-c/Core.h>
 
-#include "cli.h"
-#include "diag.h"
-#include "io.h"
-#include "knobs.h"
-#include "target.h"
-#include "vectorize.h"
+#include "base/cli.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "base/knobs.h"
+#include "stages/target.h"
+#include "stages/vectorize.h"
 
 static const char *arch;
 static int olevel = 3;

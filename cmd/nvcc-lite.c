@@ -2,7 +2,7 @@
  * nvcc-lite: the driver.  Takes nvcc's flags, runs the CUDA front end
  * (clang-22, device only) and the stages of an nvopt<...> pipeline as
  * processes joined by pipes, and writes PTX (or a cubin, or bitcode).
- * The parts are in lib/drv-*.c (driver.h): here, their order.
+ * The parts are in lib/driver/ (driver.h): here, their order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "diag.h"
-#include "driver.h"
-#include "jobserver.h"
-#include "proc.h"
+#include "base/diag.h"
+#include "base/jobserver.h"
+#include "base/proc.h"
+#include "driver/driver.h"
 
 #ifndef NV_VERSION
 #define NV_VERSION "0.1"

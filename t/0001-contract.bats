@@ -173,7 +173,7 @@ setup_file() {
 }
 
 @test "a program that fails without a word still says it failed (nvcc-lite trusts exit 1 to come with a reason)" {
-	printf '#include "diag.h"\nint main(int c, char **v) { nv_diag_init(v[0]); nv_exit(c > 1); }\n' \
+	printf '#include "base/diag.h"\nint main(int c, char **v) { nv_diag_init(v[0]); nv_exit(c > 1); }\n' \
 		>"$BATS_TEST_TMPDIR/quiet.c"
 	cc -std=c17 -I"$TOP/lib" $(llvm-config-22 --cflags) "$BATS_TEST_TMPDIR/quiet.c" "$TOP/lib/libnv.a" \
 		$(make -s --no-print-directory -C "$TOP" print-ldflags) -o "$BATS_TEST_TMPDIR/quiet"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
-# The knob table (lib/knobs.def): parsing, ranges, ownership, --help.
+# The knob table (lib/base/knobs.def): parsing, ranges, ownership, --help.
 
 load helper
 
 # knob rows of knobs.def: "name stages"
 knob_rows() {
-	sed -n 's/^\(LLVM_\)\{0,1\}KNOB([A-Z0-9_]*, "\([^"]*\)", \([A-Z_| ]*\),.*/\2 \3/p' "$TOP/lib/knobs.def"
+	sed -n 's/^\(LLVM_\)\{0,1\}KNOB([A-Z0-9_]*, "\([^"]*\)", \([A-Z_| ]*\),.*/\2 \3/p' "$TOP/lib/base/knobs.def"
 }
 
 @test "knobs.def has rows and every row is listed in its owner's --help" {

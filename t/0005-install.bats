@@ -11,7 +11,7 @@ setup_file() {
 
 @test "make install puts everything under DESTDIR/PREFIX" {
 	for f in bin/nvcc-lite bin/nv-opt bin/nv-llc lib/libnv.a lib/pkgconfig/libnv.pc \
-		include/nv/io.h include/nv/knobs.def share/man/man1/nvcc-lite.1 \
+		include/nv/base/io.h include/nv/base/knobs.def share/man/man1/nvcc-lite.1 \
 		share/nvcc-lite/cuda_shim.h share/nvcc-lite/nvcc-lite.mk \
 		share/bash-completion/completions/nvcc-lite \
 		share/zsh/site-functions/_nvcc-lite; do
@@ -52,8 +52,8 @@ setup_file() {
 	cat >count.c <<'C'
 #include <stdio.h>
 #include <llvm-c/Core.h>
-#include "diag.h"
-#include "io.h"
+#include <nv/base/diag.h>
+#include <nv/base/io.h>
 
 int
 main(int argc, char **argv)
@@ -80,6 +80,22 @@ C
 	run ./count "$FIXTURES/use-before-def.ll"
 	assert_failure 1
 	assert_output --partial "count: error: input module"
+}
+
+@test "every installed header compiles alone with pkg-config's flags, as <nv/LAYER/NAME.h>" {
+	command -v pkg-config >/dev/null || skip "pkg-config is not installed"
+	cd "$BATS_TEST_TMPDIR"
+	pc="$DEST$PREFIX/lib/pkgconfig"
+	flags=$(PKG_CONFIG_PATH="$pc" pkg-config --define-variable=prefix="$DEST$PREFIX" --cflags libnv)
+	n=0
+	for h in "$DEST$PREFIX"/include/nv/*/*.h; do
+		rel=${h#"$DEST$PREFIX/include/"}
+		printf '#include <%s>\n' "$rel" >one.c
+		cc -std=c17 -D_GNU_SOURCE -fsyntax-only $flags one.c || fail "<$rel> does not compile alone"
+		n=$((n + 1))
+	done
+	assert_equal "$n" "$(ls "$TOP"/lib/*/*.h | wc -l)"
+	assert_file_not_exists "$DEST$PREFIX/include/nv/io.h"
 }
 
 @test "the installed make snippet builds a kernel with the installed nvcc-lite" {

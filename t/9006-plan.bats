@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The driver's plan (lib/drv-plan.c) with NV_ACT_TOOL jobs, which no
+# The driver's plan (lib/driver/plan.c) with NV_ACT_TOOL jobs, which no
 # command line plans yet: t/fixtures/plan-tool.c plans two, a temporary
 # file and a copy of it.
 

@@ -16,21 +16,21 @@
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Target.h>
 
-#include "cfg.h"
-#include "cost.h"
-#include "diag.h"
-#include "dom.h"
-#include "indvars.h"
-#include "io.h"
-#include "liveness.h"
-#include "loops.h"
-#include "reflect.h"
-#include "remat.h"
-#include "split.h"
-#include "target.h"
-#include "unroll.h"
-#include "vectorize.h"
-#include "inline.h"
+#include "base/diag.h"
+#include "base/io.h"
+#include "ir/cfg.h"
+#include "ir/cost.h"
+#include "ir/dom.h"
+#include "ir/indvars.h"
+#include "ir/liveness.h"
+#include "ir/loops.h"
+#include "stages/inline.h"
+#include "stages/reflect.h"
+#include "stages/remat.h"
+#include "stages/split.h"
+#include "stages/target.h"
+#include "stages/unroll.h"
+#include "stages/vectorize.h"
 
 static void
 analyse(LLVMModuleRef m)

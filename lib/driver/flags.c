@@ -1,0 +1,691 @@
+/*
+ * flags: nvcc-lite's command line.  One table of nvcc's flags drives
+ * parsing and --help; nvcc's flags for what nvcc-lite does not build get
+ * their own message; the options that depend on others are settled once
+ * everything is parsed (nv_drv_finish).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/diag.h"
+#include "../base/knobs.h"
+#include "../base/util.h"
+#include "../stages/pipeline.h"
+#include "../stages/target.h"
+#include "cuda.h"
+#include "driver.h"
+
+struct nv_drv_opts nv_drv = { .olevel = 3, .fc = -1, .ftz = -1, .prec_div = -1, .prec_sqrt = -1,
+                              .fmad = -1, .split_compile = -1, .out = NV_OUT_EXE, .host_olevel = -1 };
+struct nv_cuda nv_drv_cuda;
+int nv_drv_have_cuda;
+
+enum kind { FLAG, VALUE, JOINED_OR_VALUE };
+
+struct flag {
+	const char *name, *alias; /* "-arch", "--gpu-architecture" */
+	enum kind kind;
+	const char *meta, *help;
+	void (*set)(const char *v);
+};
+
+static void set_output(const char *v) { nv_drv.output = v; }
+static void set_arch(const char *v) { nv_drv.arch = v; }
+/* An output kind: the last one given counts, as in nvcc. */
+static void
+set_out(enum nv_out kind)
+{
+	nv_drv.out = kind;
+	nv_drv.out_given = 1;
+}
+
+static void set_ptx(const char *v) { (void)v; set_out(NV_OUT_PTX); }
+static void set_cubin(const char *v) { (void)v; set_out(NV_OUT_CUBIN); }
+static void set_llvm(const char *v) { (void)v; set_out(NV_OUT_LLVM); }
+static void set_fatbin(const char *v) { (void)v; set_out(NV_OUT_FATBIN); }
+static void set_compile(const char *v) { (void)v; set_out(NV_OUT_OBJ); }
+static void set_dc(const char *v) { (void)v; set_out(NV_OUT_OBJ); nv_drv.rdc = 1; }
+static void set_dlink(const char *v) { (void)v; set_out(NV_OUT_DLINK); }
+static void set_lib(const char *v) { (void)v; set_out(NV_OUT_LIB); }
+static void set_link(const char *v) { (void)v; set_out(NV_OUT_EXE); }
+static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); }
+static void set_preproc(const char *v) { (void)v; set_out(NV_OUT_PREPROC); }
+static void set_run(const char *v) { (void)v; set_out(NV_OUT_EXE); nv_drv.run = 1; }
+
+static void set_shared(const char *v) { (void)v; nv_drv.shared = 1; }
+static void set_forward(const char *v) { (void)v; nv_drv.forward_unknown = 1; }
+static void add_isystem(const char *v) { nv_strv_push(&nv_drv.cpp, "-isystem"); nv_strv_push(&nv_drv.cpp, v); }
+static void add_l(const char *v) { nv_strv_pushf(&nv_drv.libs, "-l%s", v); }
+static void add_L(const char *v) { nv_strv_pushf(&nv_drv.libs, "-L%s", v); }
+static void set_verbose(const char *v) { (void)v; nv_drv.verbose = 1; }
+static void set_dryrun(const char *v) { (void)v; nv_drv.dryrun = 1; }
+static void set_keep(const char *v) { (void)v; nv_drv.keep = 1; }
+static void set_keep_dir(const char *v) { nv_drv.keep_dir = v; nv_drv.keep = 1; }
+static void set_lineinfo(const char *v) { (void)v; nv_drv.lineinfo = 1; }
+static void set_help(const char *v) { (void)v; nv_drv.help = 1; }
+static void set_version(const char *v) { (void)v; nv_drv.version = 1; }
+static void set_list_knobs(const char *v) { (void)v; nv_drv.list_knobs = 1; }
+static void set_save_remarks(const char *v) { nv_drv.save_remarks = v; }
+static void set_md(const char *v) { (void)v; nv_drv.deps = 1; }
+static void set_mmd(const char *v) { (void)v; nv_drv.deps = 2; }
+static void set_mf(const char *v) { nv_drv.dep_file = v; }
+static void set_mt(const char *v) { nv_drv.dep_target = v; }
+static void set_mp(const char *v) { (void)v; nv_drv.dep_phony = 1; }
+static void add_I(const char *v) { nv_strv_pushf(&nv_drv.cpp, "-I%s", v); }
+static void add_D(const char *v) { nv_strv_pushf(&nv_drv.cpp, "-D%s", v); }
+static void add_U(const char *v) { nv_strv_pushf(&nv_drv.cpp, "-U%s", v); }
+
+/* nvcc splits the value of every -X option at commas: -Xptxas -v,-O2. */
+static void
+push_split(struct nv_strv *sv, const char *v)
+{
+	char *copy = xstrdup(v), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		nv_strv_push(sv, t);
+	free(copy);
+}
+
+static void add_xcicc(const char *v) { push_split(&nv_drv.xcicc, v); }
+static void add_xptxas(const char *v) { push_split(&nv_drv.xptxas, v); }
+static void add_xlinker(const char *v) { push_split(&nv_drv.linker, v); }
+static void add_xnvlink(const char *v) { push_split(&nv_drv.xnvlink, v); }
+static void add_run_args(const char *v) { push_split(&nv_drv.run_args, v); }
+static void add_xclang(const char *v) { nv_strv_push(&nv_drv.fe, "-Xclang"); nv_strv_push(&nv_drv.fe, v); }
+static void set_ccbin(const char *v) { nv_drv.ccbin = v; }
+static void set_device_debug(const char *v) { (void)v; nv_drv.device_debug = 1; }
+static void set_host_debug(const char *v) { (void)v; nv_strv_push(&nv_drv.host, "-g"); }
+static void set_no_warnings(const char *v) { (void)v; nv_drv.no_warnings = 1; }
+static void set_res_usage(const char *v) { (void)v; nv_drv.res_usage = 1; }
+static void accept_flag(const char *v) { (void)v; }
+static void set_no_cache(const char *v) { (void)v; nv_drv.no_cache = 1; }
+static void set_relaxed_constexpr(const char *v) { (void)v; nv_drv.relaxed_constexpr = 1; }
+static void set_extended_lambda(const char *v) { (void)v; nv_drv.extended_lambda = 1; }
+static void set_no_host_check(const char *v) { (void)v; nv_drv.no_host_check = 1; }
+
+static void
+set_default_stream(const char *v)
+{
+	if (strcmp(v, "legacy") && strcmp(v, "null") && strcmp(v, "per-thread"))
+		nv_usage_error("value '%s' is not defined for option 'default-stream': expected legacy, "
+		               "null or per-thread", v);
+	nv_drv.per_thread_stream = !strcmp(v, "per-thread");
+}
+
+/* -Xcompiler: the host compiler's options.  The preprocessor's -D, -U and
+ * -I reach the device side too, as the host preprocessor nvcc runs on
+ * device code sees them. */
+static void
+add_xcompiler(const char *v)
+{
+	size_t first = nv_drv.host.n;
+
+	push_split(&nv_drv.host, v);
+	for (size_t i = first; i < nv_drv.host.n; i++) {
+		const char *a = nv_drv.host.v[i];
+
+		if (a[0] == '-' && strchr("DUI", a[1]) && a[2])
+			nv_strv_push(&nv_drv.cpp, a);
+	}
+}
+
+static void
+set_std(const char *v)
+{
+	static const char *const ok[] = { "c++03", "c++11", "c++14", "c++17", "c++20" };
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++)
+		if (!strcmp(v, ok[i])) {
+			nv_drv.std = v;
+			return;
+		}
+	nv_usage_error("value '%s' is not defined for option 'std': expected c++03, c++11, c++14, "
+	               "c++17 or c++20", v);
+}
+
+static void
+set_lang(const char *v)
+{
+	if (strcmp(v, "cu"))
+		nv_usage_error("-x %s: nvcc-lite compiles CUDA device code, so only -x cu", v);
+	nv_drv.lang_cu = 1;
+}
+
+/* nvcc's -Werror kinds; the ones with a clang warning group map to it. */
+static void
+set_werror(const char *v)
+{
+	static const struct { const char *kind, *clang; } kinds[] = {
+		{ "all-warnings", "-Werror" },
+		{ "cross-execution-space-call", NULL }, /* clang: always an error */
+		{ "deprecated-declarations", "-Werror=deprecated-declarations" },
+		{ "reorder", "-Werror=reorder" },
+		{ "default-stream-launch", NULL },
+		{ "missing-launch-bounds", NULL },
+		{ "ext-lambda-captures-this", NULL },
+	};
+	char *copy = xstrdup(v), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+
+		while (i < sizeof(kinds) / sizeof(*kinds) && strcmp(kinds[i].kind, t))
+			i++;
+		if (i == sizeof(kinds) / sizeof(*kinds))
+			nv_usage_error("value '%s' is not defined for option 'Werror'", t);
+		if (kinds[i].clang)
+			nv_strv_push(&nv_drv.fe, kinds[i].clang);
+	}
+	free(copy);
+}
+
+static void
+set_threads(const char *v)
+{
+	long long n;
+
+	if (nv_parse_int(v, 0, 4096, &n))
+		nv_usage_error("invalid value '%s' for --threads: expected a number of threads", v);
+}
+static void set_jobserver(const char *v) { (void)v; nv_drv.jobserver = 1; }
+static void set_time(const char *v) { nv_drv.time_file = v; }
+static void set_print_pipeline(const char *v) { (void)v; nv_drv.print_pipeline = 1; }
+
+static void
+set_split_compile(const char *v)
+{
+	if (nv_parse_int(v, 0, 4096, &nv_drv.split_compile))
+		nv_usage_error("invalid value '%s' for -split-compile: expected 0 (one per CPU) to 4096", v);
+}
+
+/* -Ofc=max|mid|min (and nvcc's -Ofast-compile=); 0 turns it off. */
+static void
+set_fast_compile(const char *v)
+{
+	if (!strcmp(v, "0")) {
+		nv_drv.fc = -1;
+		return;
+	}
+	nv_drv.fc = nv_pipe_fast_compile(v);
+	if (nv_drv.fc < 0)
+		nv_usage_error("-Ofast-compile called with unsupported level '%s', only supports 0, min, mid, or max", v);
+}
+
+/* -code and -gencode are read whole by nv_drv_finish (lib/gencode.c). */
+static void set_code(const char *v) { nv_drv.code = v; }
+static void set_gencode(const char *v) { nv_strv_push(&nv_drv.gencode, v); }
+
+static void
+set_cudart(const char *v)
+{
+	static const char *const names[] = { [NV_CUDART_STATIC] = "static", [NV_CUDART_SHARED] = "shared",
+		                             [NV_CUDART_NONE] = "none" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(v, names[i])) {
+			nv_drv.cudart = (enum nv_cudart)i;
+			return;
+		}
+	nv_usage_error("invalid value '%s' for -cudart: expected static, shared or none", v);
+}
+
+/* nvcc's booleans: true/false (and 1/0). */
+static int
+boolean(const char *flag, const char *v)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "1"))
+		return 1;
+	if (!strcmp(v, "false") || !strcmp(v, "0"))
+		return 0;
+	nv_usage_error("invalid value '%s' for %s: expected true or false", v, flag);
+}
+
+static void set_ftz(const char *v) { nv_drv.ftz = boolean("-ftz", v); }
+static void set_prec_div(const char *v) { nv_drv.prec_div = boolean("-prec-div", v); }
+static void set_prec_sqrt(const char *v) { nv_drv.prec_sqrt = boolean("-prec-sqrt", v); }
+static void set_fmad(const char *v) { nv_drv.fmad = boolean("-fmad", v); }
+static void set_fast_math(const char *v) { (void)v; nv_drv.fast_math = 1; }
+static void set_rdc(const char *v) { nv_drv.rdc = boolean("-rdc", v); }
+static void add_include(const char *v) { nv_strv_push(&nv_drv.cpp, "-include"); nv_strv_push(&nv_drv.cpp, v); }
+
+static void
+set_maxreg(const char *v)
+{
+	if (nv_parse_int(v, 1, 255, &nv_drv.maxreg))
+		nv_usage_error("invalid value '%s' for -maxrregcount: expected 1 to 255", v);
+}
+
+static void
+set_olevel(const char *v)
+{
+	if (!strncmp(v, "fc=", 3) || !strncmp(v, "fast-compile=", 13)) {
+		set_fast_compile(strchr(v, '=') + 1);
+		return;
+	}
+	if (strlen(v) != 1 || v[0] < '0' || v[0] > '3')
+		nv_usage_error("invalid optimization level '-O%s': expected -O0 to -O3", v);
+	nv_drv.olevel = nv_drv.host_olevel = v[0] - '0';
+}
+
+static const struct flag flags[] = {
+	{ "-o", "--output-file", VALUE, "FILE", "write the output to FILE (default: a.out for a program, else each input's name with the kind's extension)", set_output },
+	{ "-arch", "--gpu-architecture", VALUE, "sm_XX", "GPU to compile for (default " NV_DEFAULT_ARCH ")", set_arch },
+	{ "-O", NULL, JOINED_OR_VALUE, "N", "optimization level 0-3: runs nvopt<ON> (default 3)", set_olevel },
+	{ "-Ofc", "--Ofast-compile", VALUE, "max|mid|min", "fast-compile pipeline nvopt<Ofcmax|mid|min> instead of an -O level (0: off)", set_fast_compile },
+	{ "-code", "--gpu-code", VALUE, "sm_XX,...", "the GPUs (sm_XX: a cubin) and PTX (compute_XX) made from -arch's virtual architecture", set_code },
+	{ "-gencode", "--generate-code", VALUE, "arch=compute_XX,code=[sm_XX,...]", "one virtual architecture and the codes made from it (repeatable)", set_gencode },
+	{ "-ptx", "--ptx", FLAG, NULL, "write PTX", set_ptx },
+	{ "-cubin", "--cubin", FLAG, NULL, "write a cubin (needs ptxas)", set_cubin },
+	{ "-fatbin", "--fatbin", FLAG, NULL, "write a fatbin: a cubin per GPU, the PTX asked for (needs CUDA)", set_fatbin },
+	{ "-c", "--compile", FLAG, NULL, "write a host object with the device code embedded as a fatbin (needs CUDA)", set_compile },
+	{ "-dc", "--device-c", FLAG, NULL, "-c with relocatable device code (-rdc=true)", set_dc },
+	{ "-dlink", "--device-link", FLAG, NULL, "device-link -dc objects (nvlink) into one host object (default a_dlink.o)", set_dlink },
+	{ "-lib", "--lib", FLAG, NULL, "write a static library of the objects (default a.a)", set_lib },
+	{ "-link", "--link", FLAG, NULL, "link a program (the default; a.out unless -o)", set_link },
+	{ "-E", "--preprocess", FLAG, NULL, "write each source's host side preprocessed (to stdout, or -o FILE)", set_preproc },
+	{ "-run", "--run", FLAG, NULL, "link a program and run it (with -run-args)", set_run },
+	{ "-run-args", "--run-args", VALUE, "ARG,...", "the arguments of the program -run runs", add_run_args },
+	{ "-M", "--generate-dependencies", FLAG, NULL, "write make's dependencies of each source (to stdout, or -o FILE) and nothing else", set_deps_only },
+	{ "-emit-llvm", NULL, FLAG, NULL, "write the optimized LLVM bitcode instead of PTX", set_llvm },
+	{ "-I", "--include-path", JOINED_OR_VALUE, "DIR", "add DIR to the include search path", add_I },
+	{ "-D", "--define-macro", JOINED_OR_VALUE, "NAME[=V]", "define a preprocessor macro", add_D },
+	{ "-U", "--undefine-macro", JOINED_OR_VALUE, "NAME", "undefine a preprocessor macro", add_U },
+	{ "-maxrregcount", "--maxrregcount", VALUE, "N", "at most N registers per thread in kernels", set_maxreg },
+	{ "-lineinfo", "--generate-line-info", FLAG, NULL, "keep source line information in the PTX", set_lineinfo },
+	{ "-ftz", "--ftz", VALUE, "true|false", "flush f32 denormals to zero (default false)", set_ftz },
+	{ "-prec-div", "--prec-div", VALUE, "true|false", "IEEE-rounded f32 division (default true)", set_prec_div },
+	{ "-prec-sqrt", "--prec-sqrt", VALUE, "true|false", "IEEE-rounded f32 square root (default true)", set_prec_sqrt },
+	{ "-fmad", "--fmad", VALUE, "true|false", "contract multiply-add into fma (default true)", set_fmad },
+	{ "-use_fast_math", "--use_fast_math", FLAG, NULL, "-ftz=true -prec-div=false -prec-sqrt=false -fmad=true, fast transcendentals", set_fast_math },
+	{ "-std", "--std", VALUE, "c++NN", "the C++ dialect: c++03, c++11, c++14, c++17 (the default) or c++20", set_std },
+	{ "-x", "--x", VALUE, "cu", "treat the inputs as CUDA sources whatever their extension", set_lang },
+	{ "-G", "--device-debug", FLAG, NULL, "device debug information; the device code is not optimized (nvopt<O0>)", set_device_debug },
+	{ "-g", "--debug", FLAG, NULL, "host debug information: kept for the host compiler, no effect on device code", set_host_debug },
+	{ "-rdc", "--relocatable-device-code", VALUE, "true|false", "relocatable device code: no whole-program mode, extern device functions and variables, kernels launching kernels (default false)", set_rdc },
+	{ "-include", "--pre-include", VALUE, "FILE", "include FILE before the source", add_include },
+	{ "-Xcompiler", "--compiler-options", VALUE, "OPT,...", "host compiler options, kept for the host side; -D, -U and -I also reach the device front end", add_xcompiler },
+	{ "-Xlinker", "--linker-options", VALUE, "OPT,...", "host linker options, for the link", add_xlinker },
+	{ "-Xnvlink", "--nvlink-options", VALUE, "OPT,...", "nvlink options, for the device link", add_xnvlink },
+	{ "-cudart", "--cudart", VALUE, "static|shared|none", "the CUDA runtime a program links (default static)", set_cudart },
+	{ "-shared", "--shared", FLAG, NULL, "link a shared library instead of a program", set_shared },
+	{ "-m64", "--m64", FLAG, NULL, "accepted: the host code is 64-bit", accept_flag },
+	{ "-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler", FLAG, NULL, "an option nvcc-lite does not know goes to the host compiler instead of being an error", set_forward },
+	{ "-isystem", "--system-include", VALUE, "DIR", "add DIR to the system include search path", add_isystem },
+	{ "-ccbin", "--compiler-bindir", VALUE, "PATH", "the host compiler (default gcc); device code sees its own headers (omp.h) as nvcc's does", set_ccbin },
+	{ "-Xclang", NULL, VALUE, "ARG", "pass ARG to the clang-22 front end (nvcc-lite's own, not nvcc's)", add_xclang },
+	{ "-Xcicc", "--Xcicc", VALUE, "KNOB,...", "pass knobs (-name=value) to the stages that own them", add_xcicc },
+	{ "-Xptxas", "--ptxas-options", VALUE, "OPT,...", "pass options to ptxas (-cubin)", add_xptxas },
+	{ "-expt-relaxed-constexpr", "--expt-relaxed-constexpr", FLAG, NULL, "device code may call constexpr host functions (always so in clang's CUDA); defines __CUDACC_RELAXED_CONSTEXPR__", set_relaxed_constexpr },
+	{ "-extended-lambda", "--extended-lambda", FLAG, NULL, "__device__ lambdas in host code (always so in clang's CUDA); defines __CUDACC_EXTENDED_LAMBDA__", set_extended_lambda },
+	{ "-expt-extended-lambda", "--expt-extended-lambda", FLAG, NULL, "the same as --extended-lambda", set_extended_lambda },
+	{ "-default-stream", "--default-stream", VALUE, "legacy|null|per-thread", "the stream of launches that name none: per-thread defines CUDA_API_PER_THREAD_DEFAULT_STREAM (default legacy)", set_default_stream },
+	{ "-allow-unsupported-compiler", "--allow-unsupported-compiler", FLAG, NULL, "accepted: defines __NV_NO_HOST_COMPILER_CHECK, as nvcc does; nvcc-lite checks no host compiler version", set_no_host_check },
+	{ "-w", "--disable-warnings", FLAG, NULL, "no warnings", set_no_warnings },
+	{ "-Werror", "--Werror", VALUE, "KIND,...", "warnings of these kinds are errors: all-warnings, cross-execution-space-call, deprecated-declarations, reorder, default-stream-launch, missing-launch-bounds, ext-lambda-captures-this", set_werror },
+	{ "-res-usage", "--resource-usage", FLAG, NULL, "with -cubin, print each kernel's registers, stack and shared memory (ptxas -v)", set_res_usage },
+	{ "-t", "--threads", VALUE, "N", "accepted: nvcc's threads for compiling several targets; nvcc-lite compiles one", set_threads },
+	{ "-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets", FLAG, NULL, "accepted: nvcc-lite warns of no deprecated target", accept_flag },
+	{ "-optf", "--options-file", VALUE, "FILE", "read more options from FILE (words separated by blanks, quotes group)", NULL },
+	{ "-split-compile", "--split-compile", VALUE, "N", "Phase II on at most N functions' parts at once (0: one per CPU); make's jobserver wins", set_split_compile },
+	{ "-jobserver", "--jobserver", FLAG, NULL, "share make's jobs: it is an error if MAKEFLAGS names no usable jobserver", set_jobserver },
+	{ "-time", "--time", VALUE, "FILE", "append each stage's wall time to FILE, as CSV like nvcc's", set_time },
+	{ "-no-cache", "--no-cache", FLAG, NULL, "compile without the front end's header cache ($NVCC_LITE_CACHE_DIR, else ~/.cache/nvcc-lite)", set_no_cache },
+	{ "-print-pipeline", "--print-pipeline", FLAG, NULL, "print the steps of the pipeline the flags select, and exit", set_print_pipeline },
+	{ "-v", "--verbose", FLAG, NULL, "print each command before running it", set_verbose },
+	{ "-dryrun", "--dryrun", FLAG, NULL, "print the commands as a shell script and run nothing", set_dryrun },
+	{ "-keep", "--keep", FLAG, NULL, "keep every intermediate file (in the current directory)", set_keep },
+	{ "-keep-dir", "--keep-dir", VALUE, "DIR", "keep intermediate files in DIR", set_keep_dir },
+	{ "-save-remarks", "--save-remarks", VALUE, "DIR", "write each stage's remarks as LLVM remark YAML into DIR (for llvm-remarkutil, opt-viewer)", set_save_remarks },
+	{ "-MD", "--generate-dependencies-with-compile", FLAG, NULL, "also write a make dependency file (default: the output's name with .d)", set_md },
+	{ "-MMD", "--generate-nonsystem-dependencies-with-compile", FLAG, NULL, "the same without system headers", set_mmd },
+	{ "-MF", "--dependency-output", VALUE, "FILE", "the dependency file of -MD/-MMD", set_mf },
+	{ "-MT", "--dependency-target-name", VALUE, "TARGET", "the target in the dependency file (default: the output)", set_mt },
+	{ "-MP", "--generate-dependency-targets", FLAG, NULL, "add a phony target for each header", set_mp },
+	{ "-list-knobs", "--list-knobs", FLAG, NULL, "list every -Xcicc knob: name, stage, type, default, help", set_list_knobs },
+	{ "-h", "--help", FLAG, NULL, "print this help and exit", set_help },
+	{ "-V", "--version", FLAG, NULL, "print the version and exit", set_version },
+	/* joined prefixes of other flags (-lineinfo, -lib): matched last */
+	{ "-l", "--library", JOINED_OR_VALUE, "LIB", "link library LIB", add_l },
+	{ "-L", "--library-path", JOINED_OR_VALUE, "DIR", "search DIR for libraries (and nvlink for device libraries)", add_L },
+	{ NULL, NULL, FLAG, NULL, NULL, NULL },
+};
+
+void
+nv_drv_help(void)
+{
+	printf("usage: nvcc-lite [options] file.cu|file.bc|file.ll\n\n"
+	       "Compiles CUDA device code to PTX through the nv-* stages, like nvcc -ptx.\n\n"
+	       "Options:\n");
+	for (const struct flag *f = flags; f->name; f++) {
+		char lhs[80];
+		const char *m = f->kind == FLAG ? "" : f->meta;
+
+		snprintf(lhs, sizeof(lhs), "%s%s%s%s%s", f->name, *m ? " " : "", m,
+		         f->alias ? ", " : "", f->alias ? f->alias : "");
+		printf("  %-36s %s\n", lhs, f->help);
+	}
+	printf("\nGPU architectures: %s\n", nv_target_arch_list());
+}
+
+/* Match argv[*i] against f: "-x", "-x=V", "-x V", and "-xV" for joined. */
+static void options_file(const char *path, int depth);
+
+static void
+apply(const struct flag *f, const char *v, int depth)
+{
+	if (f->set)
+		f->set(v);
+	else
+		options_file(v, depth);
+}
+
+static int
+take(const struct flag *f, int argc, char **argv, int *i, int depth)
+{
+	const char *a = argv[*i];
+
+	for (int alias = 0; alias < 2; alias++) {
+		const char *n = alias ? f->alias : f->name;
+		size_t len = n ? strlen(n) : 0;
+
+		if (!n || strncmp(a, n, len))
+			continue;
+		if (f->kind == FLAG) {
+			if (a[len])
+				continue;
+			f->set(NULL);
+			return 1;
+		}
+		if (a[len] == '=' || (a[len] && f->kind == JOINED_OR_VALUE)) {
+			apply(f, a + len + (a[len] == '='), depth);
+			return 1;
+		}
+		if (a[len])
+			continue;
+		if (*i + 1 >= argc)
+			nv_usage_error("option '%s' needs a value", a);
+		apply(f, argv[++*i], depth);
+		return 1;
+	}
+	return 0;
+}
+
+/* nvcc's options for what nvcc-lite does not build (yet): each gets its
+ * own message rather than a guess at a name. */
+static const struct { const char *name, *what; } unsupported[] = {
+	{ "-dlto", "device link-time optimization" }, { "--dlto", "device link-time optimization" },
+	{ "-Xarchive", "archiver options" }, { "--archive-options", "archiver options" },
+	{ NULL, NULL },
+};
+
+/* The flag a mistyped one most likely meant: close in spelling for its
+ * length (no '-o' for '-c'), else none. */
+static const char *
+suggest(const char *name)
+{
+	const char *best = NULL;
+	size_t len = strlen(name), third = (len + 1) / 3, bestd = (len < 2 + third ? len - 2 : third) + 1;
+
+	for (const struct flag *f = flags; f->name; f++)
+		for (int alias = 0; alias < 2; alias++) {
+			const char *n = alias ? f->alias : f->name;
+			size_t d = n ? nv_edit_distance(name, n, bestd) : bestd;
+
+			if (d < bestd) {
+				bestd = d;
+				best = f->name;
+			}
+		}
+	return best;
+}
+
+static void
+unknown_flag(const char *a)
+{
+	const char *eq = strchr(a, '=');
+	char *name = eq ? xasprintf("%.*s", (int)(eq - a), a) : xstrdup(a);
+	const char *best;
+
+	if (nv_drv.forward_unknown) {
+		nv_strv_push(&nv_drv.host, a);
+		free(name);
+		return;
+	}
+	for (size_t i = 0; unsupported[i].name; i++)
+		if (!strcmp(name, unsupported[i].name))
+			nv_usage_error("%s: %s is not supported; nvcc-lite writes PTX, cubins, LLVM bitcode, "
+			               "fatbins, objects, libraries and programs", name, unsupported[i].what);
+	best = suggest(name);
+	if (best) {
+		const struct flag *f = flags;
+
+		while (strcmp(f->name, best))
+			f++;
+		nv_usage_error("unknown option '%s'; did you mean '%s%s'?", a, best,
+		               eq && f->kind != FLAG ? eq : "");
+	}
+	nv_usage_error("unknown option '%s' (see 'nvcc-lite --help')", a);
+}
+
+static void parse(int argc, char **argv, int depth);
+
+/* --options-file FILE: its words are options, parsed where it stands. */
+static void
+options_file(const char *path, int depth)
+{
+	FILE *fp = fopen(path, "r");
+	struct nv_strv words = { 0 };
+	char *text = NULL;
+	size_t cap = 0, len = 0, got;
+
+	if (depth > 8)
+		nv_usage_error("options file '%s' includes itself", path);
+	if (!fp)
+		nv_usage_error("cannot read options file '%s': %s", path, strerror(errno));
+	do {
+		text = xrealloc(text, cap += 4096);
+		got = fread(text + len, 1, cap - len - 1, fp);
+		len += got;
+	} while (got);
+	text[len] = '\0';
+	fclose(fp);
+	nv_strv_push(&words, "options-file");
+	nv_cuda_split_words(text, &words);
+	free(text);
+	parse((int)words.n, words.v, depth + 1); /* the words stay: flags keep pointers */
+}
+
+static void
+parse(int argc, char **argv, int depth)
+{
+	for (int i = 1; i < argc; i++) {
+		const struct flag *f;
+
+		if (argv[i][0] != '-' || !argv[i][1]) {
+			nv_strv_push(&nv_drv.inputs, argv[i]);
+			continue;
+		}
+		for (f = flags; f->name && !take(f, argc, argv, &i, depth); f++)
+			;
+		if (!f->name)
+			unknown_flag(argv[i]);
+	}
+}
+
+/* -pass-remarks=, -pass-remarks-missed= and -pass-remarks-analysis= in
+ * -Xcicc go to every stage: each prints its own remarks. */
+int
+nv_drv_remark_flag(const char *a)
+{
+	return !strncmp(a, "-pass-remarks=", 14) || !strncmp(a, "-pass-remarks-missed=", 21) ||
+	       !strncmp(a, "-pass-remarks-analysis=", 23);
+}
+
+/* The knobs given with -Xcicc, checked and routed to their stages.  cicc's
+ * --Xopt / --Xllc markers are accepted and ignored: the table knows. */
+static void
+check_knobs(void)
+{
+	for (size_t i = 0; i < nv_drv.xcicc.n; i++) {
+		const char *a = nv_drv.xcicc.v[i], *eq;
+		char *name;
+		int id;
+
+		if (!strcmp(a, "--Xopt") || !strcmp(a, "--Xllc") || nv_drv_remark_flag(a))
+			continue;
+		if (a[0] != '-')
+			nv_usage_error("-Xcicc '%s': expected a knob, -name=value", a);
+		eq = strchr(a, '=');
+		name = eq ? xasprintf("%.*s", (int)(eq - a - 1), a + 1) : xstrdup(a + 1);
+		id = nv_knob_find(name);
+		if (id < 0) {
+			const char *best = NULL;
+			size_t bestd = 4;
+
+			for (int k = 0; k < NV_KNOB_COUNT; k++) {
+				size_t d = nv_edit_distance(name, nv_knobs[k].name, 3);
+
+				if (d < bestd)
+					bestd = d, best = nv_knobs[k].name;
+			}
+			if (best)
+				nv_usage_error("unknown knob '%s' in -Xcicc; did you mean '-%s%s'?", a, best,
+				               eq ? eq : "");
+			nv_usage_error("unknown knob '%s' in -Xcicc", a);
+		}
+		free(name);
+	}
+}
+
+/* -arch=native: the GPU of this machine, through the CUDA driver as nvcc
+ * asks it; NULL when there is none. */
+static char *
+native_arch(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	int (*init)(unsigned), (*count)(int *), (*attr)(int *, int, int);
+	int n = 0, major = 0, minor = 0;
+	char *name = NULL;
+
+	if (!h)
+		return NULL;
+	*(void **)&init = dlsym(h, "cuInit");
+	*(void **)&count = dlsym(h, "cuDeviceGetCount");
+	*(void **)&attr = dlsym(h, "cuDeviceGetAttribute");
+	/* 75, 76: CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, _MINOR */
+	if (init && count && attr && !init(0) && !count(&n) && n > 0 && !attr(&major, 75, 0) &&
+	    !attr(&minor, 76, 0))
+		name = xasprintf("sm_%d%d", major, minor);
+	dlclose(h);
+	return name;
+}
+
+/* The build's targets from -arch, -code and -gencode, as nvcc reads them
+ * (-arch=native: this machine's GPU); a device compile alone (-ptx,
+ * -cubin, -emit-llvm) holds one, and nv_drv.arch is its GPU. */
+static void
+resolve_targets(void)
+{
+	static const char *const kind[] = { [NV_OUT_PTX] = "-ptx", [NV_OUT_CUBIN] = "-cubin",
+		                            [NV_OUT_LLVM] = "-emit-llvm" };
+	struct nv_gencodes *t = &nv_drv.targets;
+	const char *arch = nv_drv.arch;
+
+	if (arch && !strcmp(arch, "native")) {
+		char *a = native_arch();
+
+		if (!a || !nv_target_arch(a)) {
+			nv_warn("cannot find a valid GPU for '-arch=native': the default arch %s is used",
+			        NV_DEFAULT_ARCH);
+			a = xstrdup(NV_DEFAULT_ARCH);
+		}
+		arch = a;
+	}
+	if (!arch && nv_drv.code && !nv_drv.gencode.n) {
+		/* -code alone: its first code's virtual architecture */
+		char *first = xasprintf("%.*s", (int)strcspn(nv_drv.code, ","), nv_drv.code + (*nv_drv.code == '['));
+
+		arch = first;
+	}
+	for (size_t i = 0; i < nv_drv.gencode.n; i++)
+		nv_gencode_add_spec(t, nv_drv.gencode.v[i]);
+	if (arch || !nv_drv.gencode.n)
+		nv_gencode_add_arch(t, arch ? arch : NV_DEFAULT_ARCH, nv_drv.code);
+	nv_drv.arch = t->v[0].gpu;
+	if (nv_drv.out > NV_OUT_LLVM)
+		return;
+	if (t->n > 1)
+		nv_usage_error("%s writes the code of one virtual architecture; -arch and -gencode give %zu "
+		               "(use -fatbin or -c for several)", kind[nv_drv.out], t->n);
+	if (nv_drv.out == NV_OUT_CUBIN && t->v[0].nreal > 1)
+		nv_usage_error("-cubin writes the code of one GPU; -code gives %zu (use -fatbin or -c for "
+		               "several)", t->v[0].nreal);
+	if (nv_drv.out == NV_OUT_CUBIN && t->v[0].nreal == 1)
+		nv_drv.arch = t->v[0].real[0];
+}
+
+/* A closed or full standard output is an error, said (sbase's fshut). */
+int
+nv_drv_flush_stdout(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	nv_error("cannot write to standard output:");
+	return -1;
+}
+
+void
+nv_drv_parse(int argc, char **argv)
+{
+	parse(argc, argv, 0);
+}
+
+/* -v: the CUDA installation as nvcc -v shows it, in its "#$ NAME=VALUE"
+ * lines (what build tools read from nvcc: CMake takes TOP, the libdevice
+ * directory and the LIBRARIES the link line carries). */
+static void
+show_cuda(void)
+{
+	char *lib = nv_drv_cuda_lib_dir();
+
+	if (!nv_drv_cuda.incs.n)
+		nv_cuda_read_profile(&nv_drv_cuda);
+	fprintf(stderr, "#$ TOP=%s\n#$ NVVMIR_LIBRARY_DIR=%s/nvvm/libdevice\n#$ INCLUDES=", nv_drv_cuda.root,
+	        nv_drv_cuda.root);
+	for (size_t i = 0; i < nv_drv_cuda.incs.n; i++)
+		fprintf(stderr, "%s%s", i ? " " : "", nv_shell_quote(nv_drv_cuda.incs.v[i]));
+	fprintf(stderr, "\n#$ LIBRARIES=%s", nv_shell_quote(xasprintf("-L%s/stubs", lib)));
+	fprintf(stderr, " %s\n", nv_shell_quote(xasprintf("-L%s", lib)));
+	free(lib);
+}
+
+void
+nv_drv_finish(void)
+{
+	resolve_targets();
+	if (nv_drv.fast_math) {
+		/* nvcc: --use_fast_math -> -ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1 -fast-math */
+		nv_drv.ftz = nv_drv.ftz < 0 ? 1 : nv_drv.ftz;
+		nv_drv.prec_div = nv_drv.prec_div < 0 ? 0 : nv_drv.prec_div;
+		nv_drv.prec_sqrt = nv_drv.prec_sqrt < 0 ? 0 : nv_drv.prec_sqrt;
+	}
+	if (nv_drv.device_debug) {
+		/* nvcc -G: device code unoptimized, whatever -O says (that is for the host) */
+		nv_drv.olevel = 0;
+		nv_drv.fc = -1;
+	}
+	if (nv_drv.res_usage) {
+		if (nv_drv.out == NV_OUT_CUBIN)
+			nv_strv_push(&nv_drv.xptxas, "-v");
+		else
+			nv_warn("resource usage is not shown as the final resource allocation is not done "
+			        "(it is with -cubin)");
+	}
+	check_knobs();
+	nv_drv_have_cuda = nv_cuda_find(&nv_drv_cuda) == 0;
+	if (nv_drv.verbose && nv_drv_have_cuda)
+		show_cuda();
+}

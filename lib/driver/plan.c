@@ -1,0 +1,488 @@
+/*
+ * plan: the plan, the build as data before anything runs (clang's
+ * driver in small).  nv_drv_plan turns the command line into jobs; running
+ * them and printing them as a script walk the same list.  Every job shares
+ * the run's directory for intermediates.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/diag.h"
+#include "../base/io.h"
+#include "../base/proc.h"
+#include "../base/util.h"
+#include "../stages/pipeline.h"
+#include "driver.h"
+#include "gencode.h"
+
+void
+nv_plan_add(struct nv_plan *p, const struct nv_job *j)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 8;
+		p->jobs = xrealloc(p->jobs, p->cap * sizeof(*p->jobs));
+	}
+	p->jobs[p->n] = *j;
+	/* the files nv_plan_out named since the last job are this one's */
+	p->jobs[p->n].inst_lo = p->attached;
+	p->jobs[p->n].inst_hi = p->attached = p->installs.n / 2;
+	p->n++;
+}
+
+char *
+nv_plan_out(struct nv_plan *p, char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	struct stat st;
+	char *name, *tmp;
+
+	if (!strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
+		return path;
+	name = xasprintf("out%zu.%s", p->installs.n / 2, base);
+	tmp = nv_plan_tmp(p, name);
+	free(name);
+	nv_strv_push(&p->installs, tmp);
+	nv_strv_push(&p->installs, path);
+	return p->installs.v[p->installs.n - 2];
+}
+
+const char *
+nv_job_final(const struct nv_plan *p, const struct nv_job *j)
+{
+	for (size_t k = j->inst_lo; j->output && k < j->inst_hi; k++)
+		if (!strcmp(p->installs.v[2 * k], j->output))
+			return p->installs.v[2 * k + 1];
+	return j->output;
+}
+
+const char *
+nv_plan_tmp_dir(struct nv_plan *p)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (p->tmp)
+		return p->tmp;
+	p->tmp = xasprintf("%s/nvcc-lite.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(p->tmp))
+		nv_fatal("cannot create a temporary directory in %s:", t && *t ? t : "/tmp");
+	p->made_tmp = 1;
+	nv_drv_sig_dir(p->tmp);
+	return p->tmp;
+}
+
+char *
+nv_plan_tmp(struct nv_plan *p, const char *name)
+{
+	return xasprintf("%s/%s", nv_plan_tmp_dir(p), name);
+}
+
+/* What an input is, by its extension (-x cu: every source is CUDA). */
+enum lang { LANG_CU = 1, LANG_MODULE = 2, LANG_CXX = 4, LANG_C = 8, LANG_OBJ = 16 };
+
+static const struct {
+	const char *ext;
+	enum lang lang;
+} langs[] = {
+	{ "cu", LANG_CU },   { "bc", LANG_MODULE }, { "ll", LANG_MODULE }, { "cpp", LANG_CXX },
+	{ "cc", LANG_CXX },  { "cxx", LANG_CXX },   { "c++", LANG_CXX },   { "C", LANG_CXX },
+	{ "c", LANG_C },     { "o", LANG_OBJ },     { "a", LANG_OBJ },     { "so", LANG_OBJ },
+};
+
+/* What a command line writes: the output kinds, a row each.  takes: the
+ * inputs it reads; ext: each input's output is stem.ext, unless -o; name:
+ * the one output of all the inputs (a link), unless -o. */
+static const struct out_row {
+	enum nv_out kind;
+	const char *what;
+	unsigned takes;
+	const char *ext, *name;
+	const char *expected; /* for "don't know what to do with" */
+} outs[] = {
+	{ NV_OUT_PTX, "-ptx", LANG_CU | LANG_MODULE, "ptx", NULL, "a .cu, .bc or .ll file (or -x cu)" },
+	{ NV_OUT_CUBIN, "-cubin", LANG_CU | LANG_MODULE, "cubin", NULL, "a .cu, .bc or .ll file (or -x cu)" },
+	{ NV_OUT_LLVM, "-emit-llvm", LANG_CU | LANG_MODULE, "bc", NULL, "a .cu, .bc or .ll file (or -x cu)" },
+	{ NV_OUT_FATBIN, "-fatbin", LANG_CU, "fatbin", NULL, "a .cu file (or -x cu)" },
+	{ NV_OUT_OBJ, "-c", LANG_CU | LANG_CXX | LANG_C, "o", NULL, "a .cu, .cpp or .c file" },
+	{ NV_OUT_DLINK, "-dlink", LANG_CU | LANG_CXX | LANG_C | LANG_OBJ, NULL, "a_dlink.o",
+	  "a .cu, .cpp, .c, .o, .a or .so file" },
+	{ NV_OUT_LIB, "-lib", LANG_CU | LANG_CXX | LANG_C | LANG_OBJ, NULL, "a.a",
+	  "a .cu, .cpp, .c, .o, .a or .so file" },
+	{ NV_OUT_EXE, "linking", LANG_CU | LANG_CXX | LANG_C | LANG_OBJ, NULL, "a.out",
+	  "a .cu, .cpp, .c, .o, .a or .so file" },
+	{ NV_OUT_DEPS, "-M", LANG_CU, NULL, NULL, "a .cu file (or -x cu)" },
+	{ NV_OUT_PREPROC, "-E", LANG_CU, NULL, NULL, "a .cu file (or -x cu)" },
+};
+
+static const struct out_row *
+out_row(void)
+{
+	for (size_t i = 0; i < sizeof(outs) / sizeof(*outs); i++)
+		if (outs[i].kind == nv_drv.out)
+			return &outs[i];
+	nv_fatal("no row for output kind %d", (int)nv_drv.out);
+}
+
+static enum lang
+lang_of(const char *path)
+{
+	const char *ext = nv_drv_ext(path);
+
+	for (size_t i = 0; i < sizeof(langs) / sizeof(*langs); i++)
+		if (!strcmp(langs[i].ext, ext))
+			return nv_drv.lang_cu && langs[i].lang != LANG_OBJ ? LANG_CU : langs[i].lang;
+	return nv_drv.lang_cu ? LANG_CU : 0;
+}
+
+void
+nv_drv_check_inputs(void)
+{
+	const struct out_row *row = out_row();
+
+	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
+		const char *in = nv_drv.inputs.v[i];
+
+		if (!(lang_of(in) & row->takes))
+			nv_usage_error("don't know what to do with '%s'%s%s: expected %s", in,
+			               nv_drv.out_given ? " for " : "", nv_drv.out_given ? row->what : "",
+			               row->expected);
+	}
+	if (nv_drv.inputs.n > 1 && nv_drv.output && !row->name)
+		nv_usage_error("a single input file is required when an output file is given (-o '%s')",
+		               nv_drv.output);
+	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
+		struct stat st;
+
+		if (access(nv_drv.inputs.v[i], R_OK) || stat(nv_drv.inputs.v[i], &st))
+			nv_fatal("cannot read '%s':", nv_drv.inputs.v[i]);
+		if (S_ISDIR(st.st_mode))
+			nv_fatal("cannot read '%s': %s", nv_drv.inputs.v[i], strerror(EISDIR));
+	}
+}
+
+/* The output of input for the kind's row: -o, else its stem with the
+ * row's extension (in the current directory, as nvcc's). */
+static char *
+out_path(const struct out_row *row, const char *input)
+{
+	return nv_drv.output ? xstrdup(nv_drv.output) : xasprintf("%s.%s", nv_drv_stem(input), row->ext);
+}
+
+/* CUDA's tools and the host compiler the plan will name, found before any
+ * file is made: a missing one is one line and nothing done. */
+static void
+check_tools(const struct out_row *row, unsigned langs_in)
+{
+	int fatbin = row->kind >= NV_OUT_FATBIN && row->kind < NV_OUT_DEPS && (langs_in & LANG_CU);
+	int dlink = row->kind == NV_OUT_DLINK ||
+	            (row->kind == NV_OUT_EXE && nv_drv.cudart != NV_CUDART_NONE &&
+	             nv_gencode_nreal(&nv_drv.targets) > 0);
+	int hostcc = (langs_in & (LANG_CXX | LANG_C)) || dlink || row->kind == NV_OUT_EXE;
+
+	if (fatbin && nv_gencode_nreal(&nv_drv.targets))
+		free(nv_drv_cuda_tool("ptxas", row->what));
+	if (fatbin || dlink)
+		free(nv_drv_cuda_tool("fatbinary", row->what));
+	if (dlink)
+		free(nv_drv_cuda_tool("nvlink", row->what));
+	if (row->kind == NV_OUT_EXE && nv_drv.cudart != NV_CUDART_NONE && !nv_drv_have_cuda)
+		nv_fatal("linking needs CUDA's runtime library: no CUDA installation found (set CUDA_PATH)");
+	if (hostcc)
+		free(nv_drv_host_cc((langs_in & LANG_C) && !(langs_in & ~LANG_C)));
+}
+
+/* -run: the program just linked, run with -run-args; when it fails, the
+ * driver names it and its status, and exits 1. */
+static void
+plan_run(struct nv_plan *p, const char *prog)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+	struct nv_job j = { .act = NV_ACT_TOOL, .label = "run" };
+
+	nv_strv_push(av, strchr(prog, '/') ? prog : xasprintf("./%s", prog));
+	for (size_t i = 0; i < nv_drv.run_args.n; i++)
+		nv_strv_push(av, nv_drv.run_args.v[i]);
+	j.argv = av->v;
+	nv_plan_add(p, &j);
+}
+
+void
+nv_drv_plan(struct nv_plan *p)
+{
+	const struct out_row *row = out_row();
+	struct nv_strv objs = { 0 };
+	unsigned langs_in = 0;
+
+	for (size_t i = 0; i < nv_drv.inputs.n; i++)
+		langs_in |= lang_of(nv_drv.inputs.v[i]);
+	check_tools(row, langs_in);
+	p->dir = nv_drv_self_dir();
+	if (nv_drv.keep)
+		p->tmp = xstrdup(nv_drv.keep_dir ? nv_drv.keep_dir : ".");
+	else if (nv_drv.dryrun)
+		p->tmp = xstrdup(NV_DRV_TMP_MARK);
+	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
+		const char *in = nv_drv.inputs.v[i];
+		enum lang l = lang_of(in);
+
+		if (row->kind <= NV_OUT_LLVM) {
+			struct nv_job j = { .act = NV_ACT_DEVICE, .label = nv_pipe_name(nv_drv_pipe()),
+				            .input = in, .arch = nv_drv.arch, .kind = row->kind };
+
+			j.output = out_path(row, in);
+			/* -o -: the dependency file is named for what -o would default to */
+			j.deps_for = strcmp(j.output, "-") ? j.output : xasprintf("%s.%s", nv_drv_stem(in), row->ext);
+			nv_plan_add(p, &j);
+		} else if (row->kind == NV_OUT_FATBIN) {
+			nv_drv_plan_fatbin(p, in, out_path(row, in));
+		} else if (row->kind == NV_OUT_DEPS) {
+			struct nv_job j = { .act = NV_ACT_TOOL, .label = "dependencies", .input = in, .says_why = 1,
+				            .arch = nv_drv.arch };
+			char *target = nv_drv.dep_target ? xstrdup(nv_drv.dep_target)
+			                                 : xasprintf("%s.o", nv_drv_stem(in));
+
+			j.output = nv_plan_out(p, xstrdup(nv_drv.output ? nv_drv.output : "-"));
+			j.argv = nv_drv_deps_only(p->dir, nv_drv.arch, in, target, j.output);
+			nv_plan_add(p, &j);
+		} else if (row->kind == NV_OUT_PREPROC) {
+			struct nv_job j = { .act = NV_ACT_TOOL, .label = "preprocess", .input = in, .says_why = 1,
+				            .arch = nv_drv.arch };
+
+			j.output = nv_plan_out(p, xstrdup(nv_drv.output ? nv_drv.output : "-"));
+			j.argv = nv_drv_preprocess(p->dir, nv_drv.arch, in, j.output);
+			nv_plan_add(p, &j);
+		} else if (row->kind == NV_OUT_OBJ) {
+			if (l == LANG_CU)
+				nv_drv_plan_object(p, in, out_path(row, in), 0);
+			else
+				nv_drv_plan_host_only(p, in, out_path(row, in), 0);
+		} else if (l == LANG_OBJ) {
+			nv_strv_push(&objs, in);
+		} else {
+			/* a source of a link: its object is a file of the build */
+			char *stem = nv_drv_stem(in), *name = xasprintf("%s.o", stem);
+			char *obj = nv_plan_tmp(p, name);
+
+			if (l == LANG_CU)
+				nv_drv_plan_object(p, in, obj, 1);
+			else
+				nv_drv_plan_host_only(p, in, obj, 1);
+			nv_strv_push(&objs, obj);
+			free(stem);
+			free(name);
+		}
+	}
+	if (row->kind == NV_OUT_EXE)
+		nv_drv_plan_link(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name));
+	if (row->kind == NV_OUT_EXE && nv_drv.run)
+		plan_run(p, nv_job_final(p, &p->jobs[p->n - 1]));
+	else if (row->kind == NV_OUT_DLINK)
+		nv_drv_plan_dlink(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name), 0);
+	else if (row->kind == NV_OUT_LIB)
+		nv_drv_plan_lib(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name));
+	free(objs.v);
+}
+
+void
+nv_plan_temp(struct nv_plan *p, char *path)
+{
+	nv_strv_push(&p->temps, path);
+}
+
+/* The user's files the plan writes, each once: the jobs' outputs, the
+ * dependency files, the -time file. */
+static void
+user_outputs(const struct nv_plan *p, struct nv_strv *outs)
+{
+	const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
+
+	for (size_t k = 1; k < p->installs.n; k += 2)
+		if (!nv_strv_has(outs, p->installs.v[k]))
+			nv_strv_push(outs, p->installs.v[k]);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nv_job *j = &p->jobs[i];
+
+		if (!j->temporary && j->output && !nv_strv_has(outs, nv_job_final(p, j)))
+			nv_strv_push(outs, nv_job_final(p, j));
+		/* the dependency file of an object comes from its first device compile */
+		if (nv_drv.deps && j->deps_for) {
+			nv_drv_dep_defaults(j->deps_for);
+			if (!nv_strv_has(outs, nv_drv.dep_file))
+				nv_strv_push(outs, nv_drv.dep_file);
+		}
+		nv_drv.dep_file = dep_file;
+		nv_drv.dep_target = dep_target;
+	}
+	if (nv_drv.deps && dep_file && !nv_strv_has(outs, dep_file))
+		nv_strv_push(outs, dep_file);
+	if (nv_drv.time_file)
+		nv_strv_push(outs, nv_drv.time_file);
+}
+
+void
+nv_drv_check_clobber(const struct nv_plan *p)
+{
+	struct nv_strv outs = { 0 };
+
+	user_outputs(p, &outs);
+	for (size_t o = 0; o < outs.n; o++) {
+		struct stat so, si;
+
+		if (!strcmp(outs.v[o], "-") || stat(outs.v[o], &so) || !S_ISREG(so.st_mode))
+			continue;
+		for (size_t i = 0; i < nv_drv.inputs.n; i++)
+			if (stat(nv_drv.inputs.v[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+				nv_error("input file '%s' is the same as output file '%s'", nv_drv.inputs.v[i], outs.v[o]);
+				if (p->made_tmp)
+					nv_io_rm_tree(p->tmp);
+				nv_exit(NV_EXIT_ERROR);
+			}
+	}
+	nv_strv_free(&outs);
+}
+
+/* Every output can be written (its directory exists, it is not read-only),
+ * the dependency file's too, before anything is compiled. */
+void
+nv_drv_check_outputs(const struct nv_plan *p)
+{
+	struct nv_strv outs = { 0 };
+	int bad = 0;
+
+	user_outputs(p, &outs);
+	for (size_t o = 0; !bad && o < outs.n; o++)
+		bad = outs.v[o] != nv_drv.time_file && nv_io_check_output(outs.v[o]);
+	nv_strv_free(&outs);
+	if (bad) {
+		if (p->made_tmp)
+			nv_io_rm_tree(p->tmp);
+		nv_exit(NV_EXIT_ERROR);
+	}
+}
+
+/* Put a job's files in place, once it has succeeded: 0, or -1 after an error. */
+static int
+install(const struct nv_plan *p, const struct nv_job *j)
+{
+	for (size_t k = j->inst_lo; k < j->inst_hi; k++)
+		if (nv_io_install(p->installs.v[2 * k], p->installs.v[2 * k + 1]))
+			return -1;
+	return 0;
+}
+
+/* A job that adds to its output starts from the user's file (ar r). */
+static int
+seed(const struct nv_plan *p, const struct nv_job *j)
+{
+	const char *final = nv_job_final(p, j);
+	struct stat st;
+
+	if (!j->seed || final == j->output || stat(final, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return nv_io_copy(final, j->output);
+}
+
+/* The output of job j is whole, as its kind says; else an error. */
+static int
+check_output(const struct nv_plan *p, const struct nv_job *j)
+{
+	const char *what = j->check == NV_CHECK_ELF ? "an ELF file" : "a fatbin";
+	int bad = j->check == NV_CHECK_ELF ? nv_io_check_elf(j->output) : nv_io_check_fatbin(j->output);
+
+	if (j->check == NV_CHECK_NONE || !bad)
+		return 0;
+	nv_error("%s wrote '%s', which is not %s whole (truncated: is the disk full?)", j->label,
+	         nv_job_final(p, j), what);
+	return -1;
+}
+
+int
+nv_drv_run(struct nv_plan *p)
+{
+	struct nv_strv temps = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		const struct nv_job *j = &p->jobs[i];
+
+		if (j->temporary) {
+			nv_strv_push(&temps, j->output);
+			nv_drv_sig_temps(&temps);
+		}
+		rc = seed(p, j);
+		if (!rc)
+			rc = j->act == NV_ACT_DEVICE ? nv_drv_device_run(p, j)
+			     : j->act == NV_ACT_HOST ? nv_drv_host_run(p, j)
+			                             : nv_drv_run_tool(j);
+		if (!rc)
+			rc = check_output(p, j);
+		if (!rc)
+			rc = install(p, j);
+		if (rc && j->output) {
+			nv_drv_remove_output(j->output);
+			nv_drv_remove_output(nv_job_final(p, j));
+		}
+	}
+	for (size_t i = 0; !nv_drv.keep && i < temps.n; i++)
+		unlink(temps.v[i]);
+	for (size_t i = 0; !nv_drv.keep && i < p->temps.n; i++)
+		unlink(p->temps.v[i]);
+	nv_drv_sig_temps(NULL);
+	nv_strv_free(&temps);
+	/* the run's directory goes whole, whatever a tool left in it */
+	if (p->made_tmp)
+		nv_io_rm_tree(p->tmp);
+	nv_drv_sig_dir(NULL);
+	return rc;
+}
+
+/* The script's preamble once, then each job: a DEVICE job's chains, a TOOL
+ * job's command. */
+int
+nv_drv_dryrun(struct nv_plan *p)
+{
+	int tmp = 0;
+
+	printf("#!/bin/sh\n# nvcc-lite %s:", nv_pipe_name(nv_drv_pipe()));
+	for (size_t i = 0; i < nv_drv.inputs.n; i++)
+		printf(" %s", nv_drv.inputs.v[i]);
+	printf("\nset -e\nexport NVCC_LITE_CHAIN=1\n");
+	if (nv_drv.save_remarks)
+		printf("mkdir -p %s\n", nv_shell_quote(nv_drv.save_remarks));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nv_job *j = &p->jobs[i];
+
+		tmp |= j->temporary || j->inst_hi > j->inst_lo || (j->act == NV_ACT_DEVICE && nv_drv_device_uses_tmp(j));
+	}
+	if (tmp && nv_drv.keep)
+		printf("tmp=%s\n", nv_shell_quote(p->tmp));
+	else if (tmp)
+		printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nv_job *j = &p->jobs[i];
+		struct stat st;
+
+		if (j->seed && nv_job_final(p, j) != j->output && !stat(nv_job_final(p, j), &st)) {
+			char *av[] = { "cp", (char *)nv_job_final(p, j), j->output, NULL };
+
+			nv_drv_print_cmd(stdout, av);
+			putchar('\n');
+		}
+		if (j->act == NV_ACT_DEVICE) {
+			nv_drv_device_dryrun(p, j);
+		} else {
+			nv_drv_print_cmd(stdout, j->argv);
+			putchar('\n');
+		}
+		for (size_t k = j->inst_lo; k < j->inst_hi; k++) {
+			char *av[] = { "mv", "-f", p->installs.v[2 * k], p->installs.v[2 * k + 1], NULL };
+
+			nv_drv_print_cmd(stdout, av);
+			putchar('\n');
+		}
+	}
+	return nv_drv_flush_stdout();
+}

@@ -1,0 +1,345 @@
+#include "analyze.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+#include "../base/util.h"
+#include "cfg.h"
+#include "cost.h"
+#include "dom.h"
+#include "indvars.h"
+#include "liveness.h"
+#include "loops.h"
+#include "occupancy.h"
+
+const char nv_analyze_names[] = "cfg dom postdom loops tripcount liveness cost occupancy summary";
+
+int
+nv_analyze_known(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = nv_analyze_names; *p;) {
+		size_t k = strcspn(p, " ");
+
+		if (k == n && !strncmp(p, name, n))
+			return 1;
+		p += k + (p[k] == ' ');
+	}
+	return 0;
+}
+
+struct fa {
+	struct nv_cfg g;
+	struct nv_dom d;
+	struct nv_loops ls;
+	char **label;
+};
+
+static void
+fa_build(struct fa *a, LLVMValueRef f, int labels)
+{
+	nv_cfg_build(&a->g, f);
+	nv_dom_build(&a->d, &a->g, 0);
+	nv_loops_build(&a->ls, &a->g, &a->d);
+	a->label = labels ? nv_cfg_labels(&a->g) : NULL;
+}
+
+static void
+fa_release(struct fa *a)
+{
+	nv_cfg_labels_free(&a->g, a->label);
+	nv_loops_release(&a->ls);
+	nv_dom_release(&a->d);
+	nv_cfg_release(&a->g);
+}
+
+static void
+print_cfg(FILE *fp, struct fa *a)
+{
+	for (unsigned b = 0; b < a->g.n; b++) {
+		fprintf(fp, "  %s:%s succ", a->label[b], nv_cfg_reachable(&a->g, b) ? "" : " (unreachable)");
+		for (unsigned e = a->g.succ_off[b]; e < a->g.succ_off[b + 1]; e++)
+			fprintf(fp, " %s", a->label[a->g.succ[e]]);
+		fputs("; pred", fp);
+		for (unsigned e = a->g.pred_off[b]; e < a->g.pred_off[b + 1]; e++)
+			fprintf(fp, " %s", a->label[a->g.pred[e]]);
+		fputc('\n', fp);
+	}
+}
+
+static void
+print_dom(FILE *fp, struct fa *a, int post)
+{
+	struct nv_dom pd, *d = &a->d;
+
+	if (post) {
+		nv_dom_build(&pd, &a->g, 1);
+		d = &pd;
+	}
+	for (unsigned b = 0; b < a->g.n; b++) {
+		unsigned i = d->idom[b];
+
+		if (i == NV_NONE)
+			fprintf(fp, "  %s: not in the tree\n", a->label[b]);
+		else if (i == b)
+			fprintf(fp, "  %s: root\n", a->label[b]);
+		else if (i == a->g.n)
+			fprintf(fp, "  %s: ipdom <exit>\n", a->label[b]);
+		else
+			fprintf(fp, "  %s: %s %s\n", a->label[b], post ? "ipdom" : "idom", a->label[i]);
+	}
+	if (post)
+		nv_dom_release(&pd);
+}
+
+/* The pragmas the unroller and vectorizer read, as they are set. */
+static void
+print_loop_md(FILE *fp, const struct nv_loops *ls, unsigned l)
+{
+	static const char *const ints[] = { "llvm.loop.unroll.count", "llvm.loop.vectorize.width",
+		                            "llvm.loop.interleave.count" };
+	static const char *const flags[] = { "llvm.loop.unroll.disable", "llvm.loop.unroll.full",
+		                             "llvm.loop.unroll.enable",
+		                             "llvm.loop.unroll.runtime.disable",
+		                             "llvm.loop.vectorize.enable", "llvm.loop.mustprogress" };
+	int64_t v;
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(*ints); i++)
+		if (nv_loop_md_int(ls, l, ints[i], &v))
+			fprintf(fp, ", %s %lld", ints[i] + 10, (long long)v);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(*flags); i++)
+		if (nv_loop_md_has(ls, l, flags[i]))
+			fprintf(fp, ", %s", flags[i] + 10);
+}
+
+static void
+print_loops(FILE *fp, struct fa *a)
+{
+	for (unsigned l = 0; l < a->ls.n; l++) {
+		const struct nv_loop *lp = &a->ls.v[l];
+
+		fprintf(fp, "%*sLoop at depth %u containing: ", 2 * (lp->depth - 1), "", lp->depth);
+		for (unsigned i = 0; i < lp->nblocks; i++) {
+			unsigned b = lp->blocks[i];
+			int latch = 0, exiting = 0;
+
+			for (unsigned k = 0; k < lp->nlatches; k++)
+				latch |= lp->latches[k] == b;
+			for (unsigned k = 0; k < lp->nexiting; k++)
+				exiting |= lp->exiting[k] == b;
+			fprintf(fp, "%s%s%s%s%s", i ? "," : "", a->label[b], b == lp->header ? "<header>" : "",
+			        latch ? "<latch>" : "", exiting ? "<exiting>" : "");
+		}
+		fprintf(fp, "\n%*s  preheader %s, %u exit%s, %s, %s", 2 * (lp->depth - 1), "",
+		        lp->preheader == NV_NONE ? "none" : a->label[lp->preheader], lp->nexits,
+		        lp->nexits == 1 ? "" : "s",
+		        nv_loop_is_simplified(&a->ls, l) ? "simplified" : "not simplified",
+		        nv_loop_is_lcssa(&a->ls, l) ? "lcssa" : "not lcssa");
+		print_loop_md(fp, &a->ls, l);
+		fputc('\n', fp);
+	}
+}
+
+static const char *
+pred_name(LLVMIntPredicate p)
+{
+	static const char *const names[] = { "eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle" };
+
+	return p >= LLVMIntEQ && p <= LLVMIntSLE ? names[p - LLVMIntEQ] : "?";
+}
+
+/* A value as llvm-dis names it: constant, %name, or its slot (%5). */
+static void
+value_text(char *buf, size_t n, LLVMValueRef v)
+{
+	size_t len;
+	const char *name;
+	char *text, *pct;
+
+	if (LLVMIsAConstantInt(v)) {
+		snprintf(buf, n, "%lld", LLVMConstIntGetSExtValue(v));
+		return;
+	}
+	name = LLVMGetValueName2(v, &len);
+	if (len) {
+		snprintf(buf, n, "%%%.*s", (int)len, name);
+		return;
+	}
+	text = LLVMPrintValueToString(v);
+	pct = strchr(text, '%');
+	snprintf(buf, n, "%.*s", pct ? (int)strcspn(pct, " ,)") : 1, pct ? pct : "?");
+	LLVMDisposeMessage(text);
+}
+
+static void
+print_trip(FILE *fp, struct fa *a)
+{
+	for (unsigned l = 0; l < a->ls.n; l++) {
+		struct nv_trip t;
+		const char *h = a->label[a->ls.v[l].header];
+		char s[128], b[128];
+
+		switch (nv_trip_count(&a->ls, l, &t)) {
+		case NV_TRIP_UNKNOWN:
+			fprintf(fp, "Loop %s: Unpredictable backedge-taken count (%s).\n", h, t.why);
+			continue;
+		case NV_TRIP_CONST:
+			fprintf(fp, "Loop %s: backedge-taken count is i%u %llu\n", h, t.width,
+			        (unsigned long long)t.btc);
+			break;
+		case NV_TRIP_SYMBOLIC:
+			value_text(s, sizeof(s), t.start);
+			value_text(b, sizeof(b), t.bound);
+			if (t.step_value) {
+				char st[128];
+
+				value_text(st, sizeof(st), t.step_value);
+				fprintf(fp, "Loop %s: backedge-taken count is symbolic: {%s,+,%s} %s %s%s\n", h, s,
+				        st, pred_name(t.pred), b, t.on_next ? " (tested after the step)" : "");
+			} else
+				fprintf(fp, "Loop %s: backedge-taken count is symbolic: {%s,+,%lld} %s %s%s\n", h, s,
+				        (long long)t.step, pred_name(t.pred), b,
+				        t.on_next ? " (tested after the step)" : "");
+			break;
+		}
+		if (t.has_max)
+			fprintf(fp, "Loop %s: constant max backedge-taken count is i%u %llu\n", h, t.width,
+			        (unsigned long long)t.max_btc);
+		fprintf(fp, "Loop %s: Trip multiple is %llu\n", h, (unsigned long long)t.multiple);
+	}
+}
+
+/* Build liveness, or say why not. */
+static int
+liveness(FILE *fp, struct nv_liveness *lv, struct fa *a, LLVMTargetDataRef td)
+{
+	size_t need;
+
+	if (nv_liveness_build(lv, &a->g, td, &need) == 0)
+		return 0;
+	fprintf(fp, "  liveness not computed: %u blocks x %u values crossing them need %zu MiB "
+	            "(limit %zu MiB)\n", a->g.n, lv->nvals, need >> 20, NV_LIVENESS_MAX_BYTES >> 20);
+	nv_liveness_release(lv);
+	return -1;
+}
+
+static void
+print_liveness(FILE *fp, struct fa *a, LLVMTargetDataRef td)
+{
+	struct nv_liveness lv;
+	unsigned bad;
+
+	if (liveness(fp, &lv, a, td))
+		return;
+	for (unsigned b = 0; b < a->g.n; b++)
+		fprintf(fp, "  Block %s: live-in = %u (%u units), live-out = %u (%u units), max = %u (%u units)\n",
+		        a->label[b], nv_live_count(&lv, nv_live_in(&lv, b)), nv_live_units(&lv, nv_live_in(&lv, b)),
+		        nv_live_count(&lv, nv_live_out(&lv, b)), nv_live_units(&lv, nv_live_out(&lv, b)),
+		        lv.block_max[b], lv.block_max_units[b]);
+	fprintf(fp, "  max live = %u values, %u register units, %u predicates%s\n", lv.max_live,
+	        lv.max_units, lv.max_preds, nv_liveness_check(&lv, &bad) ? " (INCONSISTENT)" : "");
+	{
+		unsigned at = 0, most = nv_live_max_in(&lv, &at);
+
+		fprintf(fp, "  most live in = %u register units (block %s)\n", most, a->g.n ? a->label[at] : "-");
+	}
+	nv_liveness_release(&lv);
+}
+
+static void
+print_cost(FILE *fp, struct fa *a)
+{
+	unsigned total = 0;
+
+	for (unsigned b = 0; b < a->g.n; b++)
+		total += nv_cost_block(a->g.bb[b]);
+	fprintf(fp, "  function cost %u\n", total);
+	for (unsigned l = 0; l < a->ls.n; l++)
+		fprintf(fp, "  Loop %s: body cost %u, fixed cost %u\n", a->label[a->ls.v[l].header],
+		        nv_cost_loop(&a->ls, l), NV_COST_LOOP_FIXED);
+}
+
+static void
+print_occupancy(FILE *fp, struct fa *a, LLVMTargetDataRef td, int sm)
+{
+	struct nv_liveness lv;
+	unsigned u, last = 0;
+
+	if (liveness(fp, &lv, a, td))
+		return;
+	u = lv.max_units ? lv.max_units : 1;
+	fprintf(fp, "  max live %u register units: %u of %u warps on sm_%d; cliffs at", u,
+	        nv_occupancy_warps(sm, u), nv_occupancy_max_warps(sm), sm);
+	for (unsigned r = 1; r <= NV_MAX_REGS_PER_THREAD; r++) {
+		unsigned w = nv_occupancy_warps(sm, r);
+
+		if (r > 1 && w != last)
+			fprintf(fp, " %u", r - 1);
+		last = w;
+	}
+	fputc('\n', fp);
+	nv_liveness_release(&lv);
+}
+
+void
+nv_analyze_print(FILE *fp, LLVMModuleRef m, const char *name, int sm)
+{
+	LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
+	int summary = !strcmp(name, "summary");
+	unsigned nfn = 0, nloops = 0, nconst = 0, maxlive = 0;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		struct fa a;
+		size_t len;
+
+		if (LLVMIsDeclaration(f))
+			continue;
+		fa_build(&a, f, !summary);
+		nfn++;
+		if (summary) {
+			struct nv_liveness lv;
+
+			nloops += a.ls.n;
+			for (unsigned l = 0; l < a.ls.n; l++) {
+				struct nv_trip t;
+
+				nconst += nv_trip_count(&a.ls, l, &t) == NV_TRIP_CONST;
+			}
+			if (liveness(fp, &lv, &a, td) == 0) {
+				maxlive = lv.max_units > maxlive ? lv.max_units : maxlive;
+				nv_liveness_release(&lv);
+			}
+			fa_release(&a);
+			continue;
+		}
+		fprintf(fp, "%s for function '%s':\n", name, LLVMGetValueName2(f, &len));
+		if (!strcmp(name, "cfg"))
+			print_cfg(fp, &a);
+		else if (!strcmp(name, "dom") || !strcmp(name, "postdom"))
+			print_dom(fp, &a, name[0] == 'p');
+		else if (!strcmp(name, "loops"))
+			print_loops(fp, &a);
+		else if (!strcmp(name, "tripcount"))
+			print_trip(fp, &a);
+		else if (!strcmp(name, "liveness"))
+			print_liveness(fp, &a, td);
+		else if (!strcmp(name, "cost"))
+			print_cost(fp, &a);
+		else if (!strcmp(name, "occupancy"))
+			print_occupancy(fp, &a, td, sm);
+		fa_release(&a);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (summary)
+		fprintf(fp, "summary: %u functions, %u loops, %u constant trip counts, max live %u units; "
+		            "cfg+dom+loops+tripcount+liveness in %.1f ms\n",
+		        nfn, nloops, nconst, maxlive,
+		        (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+}

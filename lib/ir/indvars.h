@@ -1,0 +1,52 @@
+#ifndef NV_IR_INDVARS_H
+#define NV_IR_INDVARS_H
+/*
+ * indvars: the basic induction variable that controls a loop's exit, and
+ * how many times the back edge is taken (LLVM's backedge-taken count; the
+ * trip count is one more).
+ *
+ * Handles a loop with one latch and one exiting block, that block being
+ * the header (while form) or the latch (rotated do-while form, as clang's
+ * loops are after loop-rotate), exiting on icmp of the IV (the header phi,
+ * or its next value phi + C / phi - C) against a loop-invariant bound, with
+ * any of <, <=, >, >=, == and !=, signed or unsigned, counting up or down.
+ * Integers up to 64 bits.  The count is exact, computed in the IV's width;
+ * where the IV would wrap before the exit test fails it is unknown.  A
+ * step that is loop-invariant but not a constant (i += blockDim.x, phi + S)
+ * gives a symbolic count with step_value set and step 0: LLVM's SCEV can
+ * still count it (by a division), cicc unrolls such loops at run time.
+ */
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+
+#include "loops.h"
+
+enum nv_trip_kind {
+	NV_TRIP_UNKNOWN,
+	NV_TRIP_CONST,    /* btc is exact */
+	NV_TRIP_SYMBOLIC, /* start/bound are loop-invariant values, not both constant */
+};
+
+struct nv_trip {
+	enum nv_trip_kind kind;
+	const char *why;      /* for UNKNOWN: what shape was not understood */
+	LLVMValueRef iv;      /* the header phi */
+	LLVMValueRef start;   /* its value on entry */
+	LLVMValueRef bound;   /* what it is compared with */
+	int64_t step;         /* 0 where step_value is set */
+	LLVMValueRef step_value; /* a loop-invariant step that is not a constant */
+	LLVMIntPredicate pred; /* the loop continues while (iv or iv+step) pred bound */
+	int on_next;          /* the test sees iv + step */
+	unsigned width;
+	uint64_t btc;         /* backedge-taken count, for CONST */
+	uint64_t max_btc;     /* an upper bound on it, when has_max */
+	int has_max;
+	uint64_t multiple;    /* the trip count is a multiple of this */
+	unsigned exiting;     /* the exiting block */
+};
+
+/* Analyse loop l.  Returns t->kind. */
+enum nv_trip_kind nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t);
+
+#endif

@@ -1,0 +1,21 @@
+#ifndef NV_IR_OCCUPANCY_H
+#define NV_IR_OCCUPANCY_H
+/*
+ * occupancy: how many warps an SM keeps resident when each thread uses a
+ * given number of registers, from register use alone (CUDA occupancy
+ * calculator rules): 65536 registers per SM split over 4 sub-partitions,
+ * allocated per warp in units of 256, at most 255 per thread, and the
+ * architecture's cap on resident warps.
+ */
+
+/* Resident warps per SM on sm_XX (sm = XX) at regs registers per thread. */
+unsigned nv_occupancy_warps(int sm, unsigned regs);
+/* The most resident warps sm_XX allows. */
+unsigned nv_occupancy_max_warps(int sm);
+/* The largest register count that still gives `warps` resident warps (0 if none). */
+unsigned nv_occupancy_regs_for(int sm, unsigned warps);
+
+#define NV_REGS_PER_SM 65536
+#define NV_MAX_REGS_PER_THREAD 255
+
+#endif

@@ -1,0 +1,71 @@
+#ifndef NV_STAGES_REMAT_H
+#define NV_STAGES_REMAT_H
+/*
+ * remat: cicc's IR rematerialization (nvvmrematerialize), run right before
+ * instruction selection.  Three sub-passes, in cicc's order:
+ *
+ *  1. The main loop (do-remat): up to five rounds.  Each round measures the
+ *     live-in register units of every block (lib/ir/liveness), sets a target
+ *     (remat-maxreg-ceiling or the function's .maxnreg, else the next
+ *     occupancy step bounded by remat-for-occ, else 80% of today's peak),
+ *     takes the values live into every block above the target, keeps those
+ *     that can be recomputed where they are used (no memory effects, leaves
+ *     that are constants, kernel parameters, special registers or values
+ *     live there anyway, invariant loads under remat-load), prices each as
+ *     chain cost x use factor (remat-loop-trip per loop level the use is
+ *     deeper than the definition), drops what the filters refuse, and pulls
+ *     in the cheapest until the target is met: "uclone_" when one
+ *     instruction is copied next to its uses (its operands are live there),
+ *     "remat_" when a chain is recomputed from its leaves.
+ *  2. IV demotion (remat-iv): a 64-bit loop induction variable whose values
+ *     provably fit 32 bits becomes a 32-bit phi ("newBaseIV", step
+ *     "demoteIV"); its uses read a sign extension ("substIV"), and the exit
+ *     test compares 32-bit values ("iv_base_clone_" is the narrowed bound).
+ *  3. NLO (simplify-live-out): a 64-bit value that leaves its block only to
+ *     be truncated leaves it truncated ("nloNewBit"); a value that is a
+ *     constant offset from another value leaving the block is recomputed
+ *     where it is used ("nloNewAdd").
+ *
+ * Before them, narrowing (remat-narrow): a 64-bit expression that LSR or
+ * SCEV rebuilt from zero- (sign-) extended 32-bit pieces, where a 32-bit
+ * instruction with nuw (nsw) computes the same from the same pieces, becomes
+ * that instruction's extension ("narrowed"), as cicc keeps a thread index
+ * 32-bit and extends it once.  Only where the 32-bit value feeds a branch
+ * that runs first, so that its being poison would already be undefined.
+ *
+ * After them, sinking (remat-sink): within a block, a cheap instruction
+ * moves down to just before its first user where no other value lives
+ * longer for it by more units than it saves (operands needed there anyway,
+ * or one of no more units), bottom up, so that a chain follows its last
+ * link: straight-line pressure, which the live-in sets above do not see
+ * (ptxas schedules within a block, but from the order it is given: a
+ * value computed far ahead of its use often stays live that long).
+ *
+ * Every decision is a remark of pass "nv-remat"; -dump-remat=N prints
+ * cicc's dump lines to stderr.
+ */
+#include <llvm-c/Types.h>
+
+struct nv_remat_opts {
+	int sm;              /* sm_XX for the occupancy model */
+	int do_remat;        /* 0 off, 1 uclone_ only, 2 chains of depth 2, 3 full */
+	int iv;              /* remat-iv level */
+	int load;            /* remat-load */
+	int nlo;             /* simplify-live-out level */
+	int narrow;          /* remat-narrow */
+	int sink;            /* remat-sink */
+	int opaque_sreg;     /* remat-opaque-sreg */
+	long long ceiling, for_occ, use_limit, loop_trip, gep_cost, single_cost_limit;
+	long long max_live_limit, lli_factor;
+	int ignore_single_cost;
+	int dump, dump_iv, dump_load, dump_nlo;
+	const char *skip;    /* no-remat: comma-separated function names */
+};
+
+/* Read the options from the knob table. */
+void nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm);
+/* Run the sub-passes on every function with a body.  Returns the
+ * number of instructions created. */
+unsigned nv_remat_module(LLVMModuleRef m, const struct nv_remat_opts *o);
+
+#endif
