@@ -5,6 +5,7 @@
 #include "base/diag.h"
 #include "base/io.h"
 #include "base/knobs.h"
+#include "base/remarks.h"
 #include "stages/inline.h"
 #include "stages/target.h"
 

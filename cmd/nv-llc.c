@@ -16,6 +16,7 @@
 #include "base/io.h"
 #include "base/knobs.h"
 #include "base/proc.h"
+#include "base/remarks.h"
 #include "base/util.h"
 #include "ir/cfg.h"
 #include "ir/liveness.h"

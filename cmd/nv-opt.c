@@ -12,6 +12,7 @@
 #include "base/diag.h"
 #include "base/io.h"
 #include "base/knobs.h"
+#include "base/remarks.h"
 #include "base/util.h"
 #include "ir/analyze.h"
 #include "stages/stdpipe.h"

@@ -8,6 +8,7 @@
 #include "base/diag.h"
 #include "base/io.h"
 #include "base/knobs.h"
+#include "base/remarks.h"
 #include "stages/remat.h"
 #include "stages/target.h"
 

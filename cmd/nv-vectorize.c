@@ -7,6 +7,7 @@
 #include "base/diag.h"
 #include "base/io.h"
 #include "base/knobs.h"
+#include "base/remarks.h"
 #include "stages/target.h"
 #include "stages/vectorize.h"
 

@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "io.h"
 #include "knobs.h"
+#include "remarks.h"
 #include "util.h"
 
 #ifndef NV_VERSION

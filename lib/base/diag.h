@@ -2,8 +2,10 @@
 #define NV_BASE_DIAG_H
 /*
  * diag: one-line diagnostics naming the program, exit codes, cleanup of
- * partial outputs, LLVM diagnostic capture, and optimization remarks
- * (stderr under -pass-remarks*=REGEX, YAML under -pass-remarks-output).
+ * partial outputs, LLVM diagnostic capture.  The ground of the ground: it
+ * uses nothing else of libnv (util's allocator dies through nv_fatal, io
+ * reports through nv_error), so it allocates for itself.  Optimization
+ * remarks, which filter and write files, are remarks.h's.
  *
  * Exit codes: 0 success, 1 error, 2 usage.  A format ending in ':' gets
  * ": strerror(errno)" appended.
@@ -49,33 +51,13 @@ void nv_diag_attach(LLVMContextRef ctx);
 /* Show (1, the default) or drop (0) the remarks of LLVM's own passes, for
  * a stage whose remarks already say what the LLVM pass it drives did. */
 void nv_diag_llvm_remarks(int on);
+/* Whether LLVM's own remarks are wanted at all: some -pass-remarks* pattern
+ * names an LLVM pass (nv_remarks_setup says so). */
+void nv_diag_llvm_remarks_wanted(int on);
 /* The last LLVM error message captured (NULL if none); clears it. Caller frees. */
 char *nv_llvm_error(void);
 
-enum nv_remark_kind { NV_REMARK_PASSED, NV_REMARK_MISSED, NV_REMARK_ANALYSIS };
-
-/* Compile the remark filters and open the YAML sink (NULL = off).  Returns
- * -1 after printing an error if a regex is invalid. */
-int nv_remarks_setup(const char *passed, const char *missed, const char *analysis,
-                     const char *yaml_path);
-/* True when a remark of this kind from pass would go anywhere. */
-int nv_remark_enabled(enum nv_remark_kind kind, const char *pass);
-/* Emit a remark from pass (remark name `name`) about `at` (an instruction or
- * function, for the debug location and function name). */
-void nv_remark(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,
-               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* A source position, as a DILocation gives it (file not NUL-terminated). */
-struct nv_srcloc {
-	const char *file;
-	size_t len;
-	unsigned line, col;
-};
-/* nv_remark at a source position: loc, when it has a line, stands for the
- * debug location of `at` (a loop's start, say). */
-void nv_remark_loc(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,
-                   const struct nv_srcloc *loc, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-/* Write the YAML remarks file atomically; -1 on error (already reported). */
-int nv_remarks_finish(void);
+/* "prog: remark: ..." on stderr, in one write(2) as every message. */
+void nv_diag_remark(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

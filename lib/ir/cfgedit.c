@@ -5,7 +5,7 @@
 
 #include <llvm-c/Core.h>
 
-#include "../base/diag.h"
+#include "../base/remarks.h"
 #include "../base/util.h"
 #include "cfg.h"
 #include "dom.h"

@@ -6,6 +6,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
 
+#include "../base/remarks.h"
 #include "../base/util.h"
 
 /* One natural loop per header: header h, body marked in `in`. */

@@ -12,7 +12,7 @@
 
 #include <llvm-c/Types.h>
 
-#include "../base/diag.h"
+#include "../base/remarks.h"
 #include "cfg.h"
 #include "dom.h"
 

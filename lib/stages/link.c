@@ -11,6 +11,7 @@
 
 #include "../base/diag.h"
 #include "../base/io.h"
+#include "../base/remarks.h"
 #include "../base/util.h"
 #include "target.h"
 

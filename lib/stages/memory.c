@@ -8,9 +8,9 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 
-#include "../base/diag.h"
 #include "../base/knobs.h"
 #include "../base/ptrmap.h"
+#include "../base/remarks.h"
 #include "../base/util.h"
 #include "../ir/cfgedit.h"
 #include "../ir/loops.h"

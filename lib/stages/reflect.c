@@ -6,6 +6,7 @@
 #include <llvm-c/Core.h>
 
 #include "../base/diag.h"
+#include "../base/remarks.h"
 #include "../base/util.h"
 #include "../ir/cfg.h"
 #include "../ir/cfgedit.h"

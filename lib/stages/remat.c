@@ -8,8 +8,8 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 
-#include "../base/diag.h"
 #include "../base/knobs.h"
+#include "../base/remarks.h"
 #include "../base/util.h"
 #include "../ir/cfgedit.h"
 #include "../ir/cost.h"

@@ -21,6 +21,7 @@
 
 #include "../base/diag.h"
 #include "../base/ptrmap.h"
+#include "../base/remarks.h"
 #include "../base/util.h"
 #include "inline.h"
 #include "link.h"

@@ -14,6 +14,7 @@
 #include "../base/diag.h"
 #include "../base/knobs.h"
 #include "../base/ptrmap.h"
+#include "../base/remarks.h"
 #include "../base/util.h"
 #include "../ir/cfg.h"
 #include "../ir/cost.h"

@@ -11,6 +11,7 @@
 
 #include "../base/diag.h"
 #include "../base/knobs.h"
+#include "../base/remarks.h"
 #include "../base/util.h"
 #include "../ir/cfg.h"
 #include "../ir/cfgedit.h"
