@@ -2,7 +2,7 @@
  * nvcc-lite: the driver.  Takes nvcc's flags, runs the CUDA front end
  * (clang-22, device only) and the stages of an nvopt<...> pipeline as
  * processes joined by pipes, and writes PTX (or a cubin, or bitcode).
- * The parts are in lib/driver/ (driver.h): here, their order.
+ * The parts are in lib/driver/ (its README.md): here, their order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,12 @@
 #include "base/diag.h"
 #include "base/jobserver.h"
 #include "base/proc.h"
-#include "driver/driver.h"
+#include "driver/chain.h"
+#include "driver/device.h"
+#include "driver/flags.h"
+#include "driver/job.h"
+#include "driver/plan.h"
+#include "driver/run.h"
 
 #ifndef NV_VERSION
 #define NV_VERSION "0.1"

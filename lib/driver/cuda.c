@@ -383,6 +383,31 @@ nv_cuda_nvcc_version(struct nv_cuda *c)
 	return -1;
 }
 
+char *
+nv_cuda_lib_dir(const struct nv_cuda *c)
+{
+	char *d = xasprintf("%s/lib64", c->root);
+
+	if (access(d, F_OK)) {
+		free(d);
+		d = xasprintf("%s/targets/x86_64-linux/lib", c->root);
+	}
+	return d;
+}
+
+char *
+nv_cuda_tool(const struct nv_cuda *c, const char *name, const char *why)
+{
+	char *path;
+
+	if (!c->root)
+		nv_fatal("%s needs CUDA's %s: no CUDA installation found (set CUDA_PATH)", why, name);
+	path = xasprintf("%s/bin/%s", c->root, name);
+	if (access(path, X_OK))
+		nv_fatal("%s needs CUDA's %s, which is not in %s/bin", why, name, c->root);
+	return path;
+}
+
 void
 nv_cuda_release(struct nv_cuda *c)
 {

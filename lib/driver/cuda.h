@@ -36,6 +36,12 @@ int nv_cuda_nvcc_version(struct nv_cuda *c);
 /* The newest PTX ISA version (times ten) the release's ptxas reads, as nvcc
  * writes it: 90 for CUDA 13.0; 0 when older than 12.0 or unknown. */
 int nv_cuda_ptx_isa(const struct nv_cuda *c);
+/* CUDA's libraries: lib64, or the targets directory of a toolkit without it. */
+char *nv_cuda_lib_dir(const struct nv_cuda *c);
+/* CUDA's program name (ptxas, fatbinary, nvlink) as a path; one line and
+ * exit 1 when there is no CUDA (c->root NULL) or it lacks the program
+ * (why: what needs it, "a cubin", ...). */
+char *nv_cuda_tool(const struct nv_cuda *c, const char *name, const char *why);
 void nv_cuda_release(struct nv_cuda *c);
 
 #endif

@@ -1,62 +1,25 @@
 /*
- * device: the device pipeline of one input, as chains of processes.
- * The -Xcicc knobs routed to the stages that own them, each stage's
- * command, and the chains: the front end alone, Phase I, and Phase II
- * either with codegen or per part (nv-split, the parts, nv-link
- * -split-map and codegen).  -keep and -save-remarks name the files between
- * steps; -dryrun prints the chains as a script.
+ * device: the device pipeline of one input, planned as chains of
+ * processes (job.h's nv_device).  The -Xcicc knobs routed to the stages
+ * that own them, each stage's command, and the chains: the front end
+ * alone, Phase I, and Phase II either whole with codegen or in parts
+ * (nv-split, a part's chain, nv-link -split-map and codegen).  -keep and
+ * -save-remarks name the files between steps.  run.c runs the chains, or
+ * prints them under -dryrun.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <llvm-c/Core.h>
 
 #include "../base/diag.h"
-#include "../base/io.h"
 #include "../base/knobs.h"
 #include "../base/proc.h"
 #include "../base/util.h"
 #include "../stages/pipeline.h"
-#include "../stages/split.h"
-#include "driver.h"
-#include "pch.h"
-
-/* Where the programs live: beside this executable. */
-char *
-nv_drv_self_dir(void)
-{
-	char buf[4096];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return xstrdup(".");
-	buf[n] = '\0';
-	slash = strrchr(buf, '/');
-	*slash = '\0';
-	return xstrdup(buf);
-}
-
-const char *
-nv_drv_ext(const char *path)
-{
-	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-
-	return dot && (!slash || dot > slash) ? dot + 1 : "";
-}
-
-/* "dir/k.cu" -> "k" */
-char *
-nv_drv_stem(const char *path)
-{
-	const char *slash = strrchr(path, '/'), *b = slash ? slash + 1 : path;
-	const char *dot = strrchr(b, '.');
-
-	return dot ? xasprintf("%.*s", (int)(dot - b), b) : xstrdup(b);
-}
+#include "device.h"
+#include "flags.h"
+#include "frontend.h"
+#include "job.h"
 
 /* The knob named by -Xcicc argument arg, or -1. */
 static int
@@ -107,34 +70,23 @@ step_off(const struct nv_pipe_step *s)
 	return 0;
 }
 
-enum nv_pipe_id
-nv_drv_pipe(void)
-{
-	return nv_drv.fc >= 0 ? (enum nv_pipe_id)nv_drv.fc : (enum nv_pipe_id)nv_drv.olevel;
-}
-
 static int
 in_pipe(const struct nv_pipe_step *s, enum nv_pipe_id pipe)
 {
 	return (s->in & (1u << pipe)) && !step_off(s);
 }
 
-/* The whole build of a DEVICE job (its input, arch, kind and output).  tmp
- * is the directory for intermediates (NV_DRV_TMP_MARK in -dryrun); base the
- * input's stem. */
+/* The planning of a DEVICE job's chains into dev.  tmp is the directory
+ * for intermediates (NV_DRV_TMP_MARK in -dryrun); base their stem. */
 struct build {
 	const struct nv_job *job;
-	const char *dir, *ext, *out, *tmp, *base;
+	struct nv_device *dev;
+	const char *dir, *out, *tmp, *base;
 	enum nv_pipe_id pipe;
-	int is_cu;            /* the input goes through the front end */
 	char *fe_out;         /* the front end's module, for a .cu input */
-	struct nv_pch pch;    /* the header cache's entry for this command */
-	const char *pch_use;  /* its precompiled header, when the front end uses it */
 	char *fe_deps;        /* its dependency file (-MD), until the build succeeds */
 	char *p1;             /* Phase I's output, when there is a Phase II */
 	size_t n1;            /* steps before Phase II, front end included */
-	unsigned nparts;
-	int deps;             /* this build writes the -MD/-MMD file (of job->deps_for) */
 };
 
 static char **
@@ -291,8 +243,6 @@ keep_files(struct nv_drv_chain *c, const char *base, size_t first)
 
 /* -save-remarks DIR: every stage writes DIR/BASE.N-STAGE.opt.yaml, N and
  * STAGE as -keep names the modules, .opt.yaml as opt-viewer looks for. */
-static struct nv_strv remark_paths;
-
 static void
 remark_files(struct nv_drv_chain *c, const char *base, size_t first)
 {
@@ -304,21 +254,8 @@ remark_files(struct nv_drv_chain *c, const char *base, size_t first)
 		f = xasprintf("-pass-remarks-output=%s/%s.%zu-%s.opt.yaml", nv_drv.save_remarks, base,
 		              first + i, c->name[i]);
 		c->argv[i] = append(c->argv[i], f, NULL);
-		nv_strv_push(&remark_paths, f + strlen("-pass-remarks-output="));
+		c->remarks[i] = xstrdup(f + strlen("-pass-remarks-output="));
 		free(f);
-	}
-}
-
-/* A stage with nothing to say leaves an empty file, which llvm-remarkutil
- * rejects (as it rejects opt's): drop those. */
-static void
-drop_empty_remarks(void)
-{
-	for (size_t i = 0; i < remark_paths.n; i++) {
-		struct stat st;
-
-		if (stat(remark_paths.v[i], &st) == 0 && st.st_size == 0)
-			unlink(remark_paths.v[i]);
 	}
 }
 
@@ -331,54 +268,6 @@ name_files(struct nv_drv_chain *c, const char *base, size_t first)
 		keep_files(c, base, first);
 	if (nv_drv.save_remarks)
 		remark_files(c, base, first);
-}
-
-/*
- * The dependency file appears with the output or not at all: written, after
- * the output, atomically -- the front end's (in tmp) copied, or for a .bc
- * or .ll input the input as its one dependency.  0, or -1 after an error.
- */
-static int
-write_deps(const char *input, const char *fe_deps)
-{
-	char *text;
-	size_t len;
-	int rc;
-
-	if (fe_deps && nv_io_slurp(fe_deps, &text, &len))
-		return -1;
-	if (!fe_deps) {
-		text = nv_drv.dep_phony ? xasprintf("%s: %s\n\n%s:\n", nv_drv.dep_target, input, input)
-		                   : xasprintf("%s: %s\n", nv_drv.dep_target, input);
-		len = strlen(text);
-	}
-	rc = nv_io_write(nv_drv.dep_file, text, len, 0, 0);
-	free(text);
-	return rc;
-}
-
-/* -MF defaults to the output with .d for its extension, -MT to the output. */
-void
-nv_drv_dep_defaults(const char *out)
-{
-	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
-
-	if (!nv_drv.dep_file)
-		nv_drv.dep_file = dot && (!slash || dot > slash) ? xasprintf("%.*s.d", (int)(dot - out), out)
-		                                            : xasprintf("%s.d", out);
-	nv_drv.dep_quote = !nv_drv.dep_target;
-	if (!nv_drv.dep_target)
-		nv_drv.dep_target = out;
-}
-
-void
-nv_drv_list_knobs(void)
-{
-	static const char *const types[] = { "bool", "int", "string" };
-
-	for (int k = 0; k < NV_KNOB_COUNT; k++)
-		printf("%s\t%s\t%s\t%s\t%s\n", nv_knobs[k].name, nv_stage_name(nv_knobs[k].stages),
-		       types[nv_knobs[k].type], nv_knobs[k].def, nv_knobs[k].help);
 }
 
 void
@@ -406,35 +295,6 @@ nv_drv_print_pipeline(void)
 		       " phase II steps as its own chain, nv-link -split-map joins them before codegen)\n");
 }
 
-/* Functions the module at path defines (-1 if it cannot be read). */
-static int
-count_defs(const char *path)
-{
-	LLVMContextRef ctx = LLVMContextCreate();
-	LLVMModuleRef m;
-	int n = -1;
-
-	if (!nv_io_read_module(ctx, path, &m)) {
-		n = (int)nv_split_count_defs(m);
-		LLVMDisposeModule(m);
-	}
-	LLVMContextDispose(ctx);
-	return n;
-}
-
-/* How many parts Phase II is cut into: make's -jN, -split-compile, else 1. */
-static unsigned
-parts_wanted(void)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (nv_drv_js.active)
-		return nv_drv_js.hint > 0 ? (unsigned)nv_drv_js.hint : (unsigned)(cpus > 0 ? cpus : 1);
-	if (nv_drv.split_compile == 0)
-		return (unsigned)(cpus > 0 ? cpus : 1);
-	return nv_drv.split_compile > 0 ? (unsigned)nv_drv.split_compile : 1;
-}
-
 /* An empty chain of b's: its label, and the source and arch of its -time rows. */
 static void
 chain_init(const struct build *b, struct nv_drv_chain *c, const char *label)
@@ -458,22 +318,14 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 {
 	chain_init(p, c, "front end");
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
-	if (p->deps && !p->fe_deps)
-		p->fe_deps = nv_drv.dryrun ? xstrdup(nv_drv.dep_file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
-	add_step(c, "front end", nv_drv_front_end(p->job, p->dir, p->fe_out, p->fe_deps, p->pch_use ? &p->pch : NULL));
+	if (p->dev->deps)
+		p->fe_deps = nv_drv.dryrun ? xstrdup(p->dev->dep.file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
+	add_step(c, "front end", nv_drv_front_end(p->dir, p->job->arch, p->job->input, p->fe_out, p->fe_deps,
+	                                          &p->dev->dep));
 	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }
 
-/* The header cache's entry for this build (nv_drv_header_cache). */
-static void
-header_cache(struct build *p, struct nv_strv *paths)
-{
-	char *err = tmp_path(p, "pch.err");
-
-	p->pch_use = nv_drv_header_cache(p->job, p->dir, &p->pch, err, paths, 0);
-	free(err);
-}
 
 static void
 phase1_chain(struct build *p, struct nv_drv_chain *c)
@@ -526,8 +378,8 @@ split_chain(struct build *p, struct nv_drv_chain *c)
 		nv_fatal("cannot find nv-split beside nvcc-lite in %s", p->dir);
 	chain_init(p, c, "split");
 	nv_strv_push(av, prog);
-	nv_strv_pushf(av, "-n");
-	nv_strv_pushf(av, "%u", p->nparts);
+	nv_strv_push(av, "-n");
+	nv_strv_push(av, NV_DRV_COUNT_MARK); /* the run's (NV_DRV_SPLIT_COUNT) */
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, prefix);
 	nv_strv_push(av, p->p1);
@@ -562,251 +414,38 @@ join_chain(struct build *p, struct nv_drv_chain *c, char **parts, size_t n)
 	free(map);
 }
 
-static void
-dryrun(struct build *p)
-{
-	struct nv_drv_chain c;
-
-	if (p->is_cu) {
-		header_cache(p, NULL);
-		fe_chain(p, &c);
-		nv_drv_show_chain(stdout, &c, "");
-	}
-	phase1_chain(p, &c);
-	nv_drv_show_chain(stdout, &c, "");
-	if (!p->p1)
-		return;
-	if (p->nparts <= 1) {
-		phase2_chain(p, &c, p->p1, p->out, 1, "phase II");
-		nv_drv_show_chain(stdout, &c, "");
-		return;
-	}
-	split_chain(p, &c);
-	nv_drv_show_chain(stdout, &c, "");
-	printf("for p in \"$tmp\"/%s.split.*.bc; do\n  i=${p%%.bc}; i=${i##*.}\n", p->base);
-	{
-		char *out = tmp_path(p, "p2." NV_DRV_NUM_MARK ".bc");
-
-		phase2_chain(p, &c, NV_DRV_PART_MARK, out, 0, "phase II part " NV_DRV_NUM_MARK);
-		nv_drv_show_chain(stdout, &c, "  ");
-		free(out);
-	}
-	printf("done\n");
-	{
-		char *glob = tmp_path(p, "p2.*.bc");
-
-		join_chain(p, &c, &glob, 1);
-		nv_drv_show_chain(stdout, &c, "");
-		free(glob);
-	}
-}
-
-/* The parts nv-split wrote, from its map: fewer than asked when it would
- * not cut (a module with aliases is one part). */
-static int
-split_parts(struct build *p)
-{
-	char *path = xasprintf("%s/%s.split.map", p->tmp, p->base);
-	struct nv_split_map map;
-	int rc = nv_split_map_read(path, &map);
-
-	if (!rc && map.nparts < p->nparts)
-		p->nparts = map.nparts;
-	nv_split_map_release(&map);
-	free(path);
-	return rc;
-}
-
-/* Every file the build may write in tmp, for cleanup (and the signal hook). */
-static void
-plan_paths(struct build *p, struct nv_strv *paths)
-{
-	if (p->fe_out)
-		nv_strv_push(paths, p->fe_out);
-	if (p->fe_deps)
-		nv_strv_push(paths, p->fe_deps);
-	if (p->p1)
-		nv_strv_push(paths, p->p1);
-	for (unsigned i = 0; i < p->nparts; i++) {
-		nv_strv_pushf(paths, "%s/%s.split.%u.bc", p->tmp, p->base, i);
-		nv_strv_pushf(paths, "%s/%s.p2.%u.bc", p->tmp, p->base, i);
-	}
-	nv_strv_pushf(paths, "%s/%s.split.map", p->tmp, p->base);
-}
-
-/*
- * The front end, through the header cache's entry when there is one: as a
- * try, its diagnostics kept aside.  A try that fails, or that printed what
- * a compile without the entry would print otherwise (a header named by its
- * full path), is done again without the entry, and that compile is the one
- * the user sees; an entry that failed where the compile without it did not
- * is dropped.  0 or -1.
- */
-static int
-front_end(struct build *p, struct nv_strv *paths)
-{
-	struct nv_drv_chain c;
-	char *err;
-	struct stat st;
-	int rc, said;
-
-	header_cache(p, paths);
-	err = tmp_path(p, "fe.err");
-	fe_chain(p, &c);
-	plan_paths(p, paths); /* now with the front end's files */
-	nv_strv_push(paths, err);
-	nv_drv_sig_paths(paths);
-	if (!p->pch_use) {
-		free(err);
-		return nv_drv_run_one(&c);
-	}
-	c.err_file = err;
-	c.quiet = 1;
-	rc = nv_drv_run_one(&c);
-	said = stat(err, &st) == 0 && st.st_size > 0;
-	if (!rc && (!said || !nv_pch_renames(&p->pch))) {
-		if (said && nv_drv_copy_to_stderr(err))
-			rc = -1;
-		unlink(err);
-		if (!rc && p->deps &&
-		    nv_pch_fix_deps(&p->pch, p->fe_deps, p->job->input, nv_drv.deps == 1, nv_drv.dep_phony)) {
-			nv_error("cannot rewrite the dependency file '%s'", nv_drv.dep_file);
-			rc = -1;
-		}
-		free(err);
-		return rc;
-	}
-	unlink(err);
-	free(err);
-	p->pch_use = NULL;
-	fe_chain(p, &c);
-	if (!nv_drv_run_one(&c)) {
-		if (rc)
-			nv_pch_drop(&p->pch);
-		return 0;
-	}
-	return -1;
-}
-
-static int
-build(struct build *p)
-{
-	struct nv_drv_chain c, *cs;
-	struct nv_strv paths = { 0 }, outs = { 0 };
-	int rc = 0, ndefs;
-
-	plan_paths(p, &paths);
-	nv_drv_sig_paths(&paths);
-	if (p->is_cu)
-		rc = front_end(p, &paths);
-	if (!rc) {
-		phase1_chain(p, &c);
-		plan_paths(p, &paths); /* now with Phase I's output */
-		nv_drv_sig_paths(&paths);
-		rc = nv_drv_run_one(&c);
-	}
-	if (rc || !p->p1)
-		goto out;
-	ndefs = count_defs(p->p1);
-	if (ndefs < 0) {
-		rc = -1;
-		goto out;
-	}
-	if (p->nparts > (unsigned)ndefs)
-		p->nparts = ndefs > 0 ? (unsigned)ndefs : 1;
-	if (p->nparts <= 1) {
-		/* one function (or one part): no split, no join */
-		phase2_chain(p, &c, p->p1, p->out, 1, "phase II");
-		rc = nv_drv_run_one(&c);
-		goto out;
-	}
-	split_chain(p, &c);
-	rc = nv_drv_run_one(&c) || split_parts(p);
-	cs = xcalloc(p->nparts, sizeof(*cs));
-	for (unsigned i = 0; !rc && i < p->nparts; i++) {
-		char *in = xasprintf("%s/%s.split.%u.bc", p->tmp, p->base, i);
-		char *label = xasprintf("phase II part %u", i);
-
-		nv_strv_pushf(&outs, "%s/%s.p2.%u.bc", p->tmp, p->base, i);
-		phase2_chain(p, &cs[i], in, outs.v[i], 0, label);
-		free(in);
-	}
-	for (unsigned i = 0; !rc && nv_drv.keep && i < p->nparts; i++)
-		rc = nv_drv_run_one(&cs[i]); /* -keep: each step through its file, in turn */
-	if (!rc && !nv_drv.keep)
-		rc = nv_drv_run_chains(cs, p->nparts, p->nparts);
-	if (!rc) {
-		join_chain(p, &c, outs.v, outs.n);
-		rc = nv_drv_run_one(&c);
-	}
-	free(cs);
-out:
-	if (!rc && p->deps)
-		rc = write_deps(p->job->input, p->fe_deps);
-	for (size_t i = 0; !nv_drv.keep && i < paths.n; i++)
-		unlink(paths.v[i]);
-	nv_drv_sig_paths(NULL);
-	nv_strv_free(&outs);
-	return rc;
-}
-
-/* The build of DEVICE job j of plan pl, its tmp not yet known. */
-static void
-build_init(struct build *p, const struct nv_plan *pl, const struct nv_job *j)
-{
-	memset(p, 0, sizeof(*p));
-	p->job = j;
-	p->dir = pl->dir;
-	p->pipe = nv_drv_pipe();
-	p->ext = nv_drv.lang_cu ? "cu" : nv_drv_ext(j->input);
-	p->is_cu = !strcmp(p->ext, "cu");
-	p->out = j->output;
-	p->base = j->base ? xstrdup(j->base) : nv_drv_stem(j->input);
-	p->deps = nv_drv.deps && j->deps_for;
-	if (p->deps)
-		nv_drv_dep_defaults(j->deps_for);
-	p->nparts = parts_wanted();
-}
-
-int
-nv_drv_device_uses_tmp(const struct nv_job *j)
-{
-	const char *ext = nv_drv.lang_cu ? "cu" : nv_drv_ext(j->input);
-
-	return !strcmp(ext, "cu") || has_phase(nv_drv_pipe(), NV_PHASE_2);
-}
 
 void
-nv_drv_device_dryrun(const struct nv_plan *pl, const struct nv_job *j)
+nv_drv_plan_device(struct nv_plan *pl, struct nv_job *j)
 {
-	struct build p;
-	const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
+	struct nv_device *d = xcalloc(1, sizeof(*d));
+	const char *ext = nv_drv.lang_cu ? "cu" : nv_drv_ext(j->input);
+	struct build b = { .job = j, .dev = d, .dir = pl->dir, .out = j->output, .pipe = nv_drv_pipe() };
 
-	build_init(&p, pl, j);
-	p.tmp = pl->tmp;
-	dryrun(&p);
-	nv_drv.dep_file = dep_file;
-	nv_drv.dep_target = dep_target;
-}
+	b.base = d->base = j->base ? xstrdup(j->base) : nv_drv_stem(j->input);
+	b.tmp = d->tmp = nv_plan_tmp_dir(pl);
+	d->deps = nv_drv.deps && j->deps_for;
+	if (d->deps)
+		nv_drv_deps(j->deps_for, &d->dep);
+	d->uses_tmp = !strcmp(ext, "cu") || has_phase(b.pipe, NV_PHASE_2);
+	if (!strcmp(ext, "cu")) {
+		fe_chain(&b, &d->fe);
+		d->fe_out = b.fe_out;
+		d->fe_deps = b.fe_deps;
+		d->cache = nv_drv_fe_cache(b.dir, j->arch, 0);
+		d->fe_at = d->cache ? argv_len(d->cache->flags) : 0;
+	}
+	phase1_chain(&b, &d->p1);
+	d->p1_out = b.p1;
+	if (b.p1) {
+		char *out = tmp_path(&b, "p2." NV_DRV_NUM_MARK ".bc"), *glob = tmp_path(&b, "p2.*.bc");
 
-/* One input to one output, as nvcc does it for each input it is given. */
-int
-nv_drv_device_run(struct nv_plan *pl, const struct nv_job *j)
-{
-	struct build p;
-	const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
-	int rc;
-
-	build_init(&p, pl, j);
-	p.tmp = nv_plan_tmp_dir(pl);
-	/* the pipeline and the virtual architecture, as nvcc -v shows cicc's */
-	if (nv_drv.verbose)
-		fprintf(stderr, "#$ %s -arch compute_%s\n", nv_pipe_name(p.pipe), j->arch + 3);
-	nv_drv_progress_start(j->input);
-	rc = build(&p);
-	nv_drv_progress_clear();
-	drop_empty_remarks();
-	nv_drv.dep_file = dep_file;
-	nv_drv.dep_target = dep_target;
-	return rc;
+		phase2_chain(&b, &d->p2, b.p1, b.out, 1, "phase II");
+		split_chain(&b, &d->split);
+		phase2_chain(&b, &d->part, NV_DRV_PART_MARK, out, 0, "phase II part " NV_DRV_NUM_MARK);
+		join_chain(&b, &d->join, &glob, 1);
+		free(out);
+		free(glob);
+	}
+	j->dev = d;
 }

@@ -12,11 +12,12 @@
 
 #include "../base/diag.h"
 #include "../base/knobs.h"
+#include "../base/proc.h"
 #include "../base/util.h"
 #include "../stages/pipeline.h"
 #include "../stages/target.h"
 #include "cuda.h"
-#include "driver.h"
+#include "flags.h"
 
 struct nv_drv_opts nv_drv = { .olevel = 3, .fc = -1, .ftz = -1, .prec_div = -1, .prec_sqrt = -1,
                               .fmad = -1, .split_compile = -1, .out = NV_OUT_EXE, .host_olevel = -1 };
@@ -627,6 +628,35 @@ resolve_targets(void)
 		nv_drv.arch = t->v[0].real[0];
 }
 
+enum nv_pipe_id
+nv_drv_pipe(void)
+{
+	return nv_drv.fc >= 0 ? (enum nv_pipe_id)nv_drv.fc : (enum nv_pipe_id)nv_drv.olevel;
+}
+
+void
+nv_drv_deps(const char *out, struct nv_deps *d)
+{
+	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+
+	d->file = nv_drv.dep_file;
+	if (!d->file)
+		d->file = dot && (!slash || dot > slash) ? xasprintf("%.*s.d", (int)(dot - out), out)
+		                                         : xasprintf("%s.d", out);
+	d->quote = !nv_drv.dep_target;
+	d->target = nv_drv.dep_target ? nv_drv.dep_target : out;
+}
+
+void
+nv_drv_list_knobs(void)
+{
+	static const char *const types[] = { "bool", "int", "string" };
+
+	for (int k = 0; k < NV_KNOB_COUNT; k++)
+		printf("%s\t%s\t%s\t%s\t%s\n", nv_knobs[k].name, nv_stage_name(nv_knobs[k].stages),
+		       types[nv_knobs[k].type], nv_knobs[k].def, nv_knobs[k].help);
+}
+
 /* A closed or full standard output is an error, said (sbase's fshut). */
 int
 nv_drv_flush_stdout(void)
@@ -649,7 +679,7 @@ nv_drv_parse(int argc, char **argv)
 static void
 show_cuda(void)
 {
-	char *lib = nv_drv_cuda_lib_dir();
+	char *lib = nv_cuda_lib_dir(&nv_drv_cuda);
 
 	if (!nv_drv_cuda.incs.n)
 		nv_cuda_read_profile(&nv_drv_cuda);

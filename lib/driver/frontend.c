@@ -1,28 +1,25 @@
 /*
- * frontend: the CUDA front end's command (clang-22, device only, with
- * the CUDA installation's own include setup, or the shim without one), and
- * the header cache: the headers every source of a command line includes,
- * precompiled once.
+ * frontend: the compilers' commands.  The CUDA front end (clang-22, device
+ * only, with the CUDA installation's own include setup, or the shim without
+ * one), clang-22's host side of a .cu file, the host compiler; and the
+ * flags the header cache keys a compile's entries by (hcache.c looks them
+ * up and builds them when the plan runs).
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../base/diag.h"
 #include "../base/proc.h"
-#include "../base/trace.h"
 #include "../base/util.h"
 #include "../stages/pipeline.h"
 #include "../stages/target.h"
 #include "cuda.h"
-#include "driver.h"
-#include "pch.h"
+#include "flags.h"
+#include "frontend.h"
+#include "job.h"
+#include "macros.h"
 
 #ifndef NV_LLVM_BINDIR
 #define NV_LLVM_BINDIR "/usr/lib/llvm-22/bin"
@@ -126,11 +123,6 @@ nv_drv_host_flags(struct nv_strv *av)
 		nv_strv_push(av, nv_drv.host.v[i]);
 }
 
-/* The front end's command up to its input: everything that decides what
- * the headers mean.  user_includes 0 leaves out -include FILE (the header
- * cache holds what every source includes, not what one build adds).  host:
- * the same source's host side instead (CUDA host mode, the host's -O and
- * -Xcompiler flags, no device code generation flags). */
 static char *
 clang_path(void)
 {
@@ -144,6 +136,11 @@ clang_path(void)
 	return clang;
 }
 
+/* The front end's command up to its input: everything that decides what
+ * the headers mean.  user_includes 0 leaves out -include FILE (the header
+ * cache holds what every source includes, not what one build adds).  host:
+ * the same source's host side instead (CUDA host mode, the host's -O and
+ * -Xcompiler flags, no device code generation flags). */
 static struct nv_strv *
 front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 {
@@ -246,6 +243,18 @@ cuid(struct nv_strv *av, const char *src)
 	nv_strv_pushf(av, "-cuid=%016llx", h);
 }
 
+/* The end of a compile's command: src to the module out. */
+static char **
+to_module(struct nv_strv *av, const char *src, const char *out)
+{
+	nv_strv_push(av, "-emit-llvm");
+	nv_strv_push(av, "-c");
+	nv_strv_push(av, src);
+	nv_strv_push(av, "-o");
+	nv_strv_push(av, out);
+	return av->v;
+}
+
 /* clang-22 in CUDA host mode: src's host side to the module out (optimized
  * at the host's -O), the fatbin embedded (its kernels registered with the
  * CUDA runtime). */
@@ -260,12 +269,7 @@ nv_drv_host_compile(const char *dir, const char *arch, const char *src, const ch
 	nv_strv_push(av, "-fcuda-include-gpubinary");
 	nv_strv_push(av, "-Xclang");
 	nv_strv_push(av, fatbin);
-	nv_strv_push(av, "-emit-llvm");
-	nv_strv_push(av, "-c");
-	nv_strv_push(av, src);
-	nv_strv_push(av, "-o");
-	nv_strv_push(av, out);
-	return av->v;
+	return to_module(av, src, out);
 }
 
 /* The host module bc, optimized already, to the object out: clang's code
@@ -319,150 +323,23 @@ nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char 
 	return av->v;
 }
 
-/* The front end: the source to a module in out, its dependency file in
- * deps (-MD), through the header cache pch when there is one. */
-void
-nv_drv_use_pch(struct nv_strv *av, const struct nv_pch *pch)
-{
-	/* a try: when it fails, the compile without the entry says why (and
-	 * leaves the crash report, if it crashes too) */
-	nv_strv_push(av, "-fno-crash-diagnostics");
-	nv_strv_push(av, "-include-pch");
-	nv_strv_push(av, pch->pch);
-	if (pch->skip) {
-		nv_strv_push(av, "-Xclang");
-		nv_strv_pushf(av, "-preamble-bytes=%zu,1", pch->skip);
-	}
-}
-
 char **
-nv_drv_front_end(const struct nv_job *j, const char *dir, const char *out, const char *deps,
-                 const struct nv_pch *pch)
+nv_drv_front_end(const char *dir, const char *arch, const char *src, const char *out, const char *deps,
+                 const struct nv_deps *dep)
 {
-	struct nv_strv *av = front_end_flags(dir, j->arch, 1, 0);
+	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
 
-	if (pch)
-		nv_drv_use_pch(av, pch);
-	cuid(av, j->input);
+	cuid(av, src);
 	if (deps) {
 		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");
 		nv_strv_push(av, deps);
-		nv_strv_push(av, nv_drv.dep_quote ? "-MQ" : "-MT");
-		nv_strv_push(av, nv_drv.dep_target);
+		nv_strv_push(av, dep->quote ? "-MQ" : "-MT");
+		nv_strv_push(av, dep->target);
 		if (nv_drv.dep_phony)
 			nv_strv_push(av, "-MP");
 	}
-	nv_strv_push(av, "-emit-llvm");
-	nv_strv_push(av, "-c");
-	nv_strv_push(av, j->input);
-	nv_strv_push(av, "-o");
-	nv_strv_push(av, out);
-	return av->v;
-}
-
-/* The build of an entry as a -time row: c's one step, from t0 to now, with
- * the CPU time its children took since before. */
-static void
-time_entry(struct nv_drv_chain *c, const struct timespec *t0, const struct rusage *before)
-{
-	struct timespec t1;
-	struct rusage after;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	getrusage(RUSAGE_CHILDREN, &after);
-	c->run.n = 1;
-	c->run.t0 = xcalloc(1, sizeof(*c->run.t0));
-	c->run.ms = xcalloc(1, sizeof(*c->run.ms));
-	c->run.cpu_ms = xcalloc(1, sizeof(*c->run.cpu_ms));
-	c->run.t0[0] = *t0;
-	c->run.ms[0] = (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-	c->run.cpu_ms[0] = (double)(after.ru_utime.tv_sec - before->ru_utime.tv_sec +
-	                            after.ru_stime.tv_sec - before->ru_stime.tv_sec) * 1e3 +
-	                   (double)(after.ru_utime.tv_usec - before->ru_utime.tv_usec +
-	                            after.ru_stime.tv_usec - before->ru_stime.tv_usec) / 1e3;
-	nv_drv_record_times(c);
-	free(c->run.t0);
-	free(c->run.ms);
-	free(c->run.cpu_ms);
-}
-
-/* Build the entry pch of the front-end command av (consumed), traced, with
- * its diagnostics in err: 0 when it is there to use. */
-static int
-build_entry(const struct nv_job *j, struct nv_pch *pch, struct nv_strv *av, const char *err,
-            struct nv_strv *paths, int host)
-{
-	struct nv_drv_chain c = { .label = "header cache", .n = 1, .name = { host ? "host" : "front end" },
-	                          .src = j->input, .arch = j->arch };
-	struct nv_trace t;
-	struct timespec t0;
-	struct rusage before;
-	const char *why = NULL;
-	int rc, st = 0, fd, nul, used = 0;
-	struct stat est;
-
-	nv_strv_push(paths, pch->lock);
-	nv_strv_push(paths, pch->tmp_pch);
-	nv_strv_push(paths, pch->tmp_deps);
-	nv_drv_sig_paths(paths);
-	nv_strv_push(av, "-Xclang");
-	nv_strv_push(av, "-emit-pch");
-	/* the headers' pending template instantiations done once, here,
-	 * not again at the end of every compile that uses the entry; not on
-	 * the host side, where it changes the order of the object's contents */
-	if (!host)
-		nv_strv_push(av, "-fpch-instantiate-templates");
-	/* a header with a new time and the same bytes still matches */
-	nv_strv_push(av, "-fpch-validate-input-files-content");
-	/* straight into the name reserved for it: no file of clang's own for
-	 * an interrupted build to leave in the cache */
-	nv_strv_push(av, "-fno-temp-file");
-	nv_strv_push(av, "-MD");
-	nv_strv_push(av, "-MF");
-	nv_strv_push(av, pch->tmp_deps);
-	nv_strv_push(av, "-emit-llvm");
-	nv_strv_push(av, "-c");
-	nv_strv_push(av, pch->src);
-	nv_strv_push(av, "-o");
-	nv_strv_push(av, pch->tmp_pch);
-	c.argv[0] = av->v;
-	c.in[0] = pch->src;
-	c.out[0] = pch->pch;
-	/* its diagnostics are not the user's business: kept aside, they say
-	 * whether the headers can be cached */
-	nv_strv_push(paths, err);
-	unlink(err);
-	fd = open(err, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		nv_pch_abandon(pch);
-		return -1;
-	}
-	if (nv_drv.verbose)
-		nv_drv_show_chain(stderr, &c, "");
-	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	getrusage(RUSAGE_CHILDREN, &before);
-	rc = nv_trace_run(c.argv[0], nul, -1, fd, &t, &st, &why);
-	close(fd);
-	close(nul);
-	if (rc) {
-		nv_pch_abandon(pch);
-	} else {
-		time_entry(&c, &t0, &before);
-		/* put in place, then read back as any compile reads it */
-		if (nv_pch_commit(pch, &t, WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		                  stat(err, &est) == 0 && est.st_size == 0, &why) == 0 &&
-		    nv_pch_fresh(pch, NULL)) {
-			used = 1;
-			nv_pch_trim(pch->dir, nv_pch_budget());
-		}
-		nv_trace_release(&t);
-	}
-	if (why && nv_drv.verbose)
-		fprintf(stderr, "#$ # header cache %s: %s\n", pch->key, why);
-	unlink(err);
-	return used ? 0 : -1;
+	return to_module(av, src, out);
 }
 
 /* Does the command include a file of its own before the source (-include)?
@@ -475,19 +352,6 @@ user_include(void)
 		if (!strcmp(nv_drv.cpp.v[i], "-include"))
 			return 1;
 	return 0;
-}
-
-/* Build the prefix entry e, chained on base (the command's entry, or a
- * shorter prefix's; e locked): 0 when it is there to use. */
-static int
-build_prefix(const struct nv_job *j, const char *dir, struct nv_pch *e, const struct nv_pch *base,
-             const char *err, struct nv_strv *paths, int host)
-{
-	struct nv_strv *av = front_end_flags(dir, j->arch, 1, host);
-
-	nv_strv_push(av, "-include-pch");
-	nv_strv_push(av, base->pch);
-	return build_entry(j, e, av, err, paths, host);
 }
 
 /* Whether the command asks for debug information beyond line tables:
@@ -510,81 +374,52 @@ debug_info(char *const *av)
 	return 0;
 }
 
-/* The header cache's entry for this build: the longest prefix of the
- * source's preamble whose entry is fresh, or the longest one beyond it that
- * an earlier compile began with (built now, chained on it); else the command's,
- * used when fresh, else built now unless another compile is building it
- * (then this one goes without).  Nothing here fails the build: without a
- * cache it is only slower.  A build that prints anything (a warning in a
- * header) is not cached, so the warning is not lost on the next compile;
- * nor is any longer prefix, which would print it too. */
-const char *
-nv_drv_header_cache(const struct nv_job *j, const char *dir, struct nv_pch *pch, const char *err,
-                    struct nv_strv *paths, int host)
+struct nv_fe_cache *
+nv_drv_fe_cache(const char *dir, const char *arch, int host)
 {
-	struct nv_preamble pre = { 0 };
-	struct nv_pch *e = NULL;
-	struct nv_strv *cmd = front_end_flags(dir, j->arch, 0, host);
-	char *cache;
-	size_t n = 0, last = 0;
-	long best = -1, build = -1;
-	int off = 0, ok;
+	struct nv_fe_cache *c;
+	struct nv_strv *key;
 
-	if (nv_drv.no_cache || debug_info(cmd->v) || !(cache = nv_pch_dir()))
+	if (nv_drv.no_cache)
 		return NULL;
-	nv_pch_init(pch, cache, cmd->v, NULL, 0);
-	if (!user_include() && strcmp(j->input, "-") && (n = nv_pch_preamble(j->input, &pre))) {
-		struct nv_strv *av = front_end_flags(dir, j->arch, 1, host);
+	key = front_end_flags(dir, arch, 0, host);
+	if (debug_info(key->v))
+		return NULL;
+	c = xcalloc(1, sizeof(*c));
+	c->key = key->v;
+	c->flags = front_end_flags(dir, arch, 1, host)->v;
+	c->host = host;
+	c->preamble = !user_include();
+	return c;
+}
 
-		/* keyed by the command as it uses the command's entry */
-		nv_strv_push(av, "-include-pch");
-		nv_strv_push(av, pch->pch);
-		e = xcalloc(n, sizeof(*e));
-		for (size_t i = 0; i < n; i++)
-			nv_pch_init(&e[i], cache, av->v, &pre, i);
-		nv_preamble_free(&pre);
-	}
-	free(cache);
-	if (nv_pch_fresh(pch, &off))
-		ok = !off;
-	/* the host side's entry is built on its flag set's second compile */
-	else if (nv_drv.dryrun || (host && !nv_pch_seen(pch)) || nv_pch_lock(pch))
-		ok = 0;
-	else
-		ok = !build_entry(j, pch, front_end_flags(dir, j->arch, 0, host), err, paths, host);
-	/* the longest fresh prefix; the longer ones up to the first whose
-	 * headers are not cached (nor any longer) */
-	for (size_t i = n; ok && i-- > 0 && best < 0;) {
-		int o = 0;
+/* The host compiler for C++ (c 0) or C (c 1): -ccbin's (a directory: its
+ * g++ or gcc; gcc or clang named: their C++ twin), else g++ or gcc. */
+char *
+nv_drv_host_cc(int c)
+{
+	static const char *const twins[][2] = { { "gcc", "g++" }, { "clang", "clang++" }, { "cc", "c++" } };
+	const char *cc = nv_drv.ccbin, *base;
+	struct stat st;
+	char *path, *prog = NULL;
 
-		if (nv_pch_fresh(&e[i], &o) && !o)
-			best = (long)i;
+	if (cc && !stat(cc, &st) && S_ISDIR(st.st_mode)) {
+		prog = xasprintf("%s/%s", cc, c ? "gcc" : "g++");
+	} else if (cc) {
+		base = strrchr(cc, '/') ? strrchr(cc, '/') + 1 : cc;
+		for (size_t i = 0; !c && !prog && i < sizeof(twins) / sizeof(*twins); i++)
+			if (!strncmp(base, twins[i][0], strlen(twins[i][0])) &&
+			    (!base[strlen(twins[i][0])] || base[strlen(twins[i][0])] == '-'))
+				prog = xasprintf("%.*s%s%s", (int)(base - cc), cc, twins[i][1],
+				                 base + strlen(twins[i][0]));
+		if (!prog)
+			prog = xstrdup(cc);
+	} else {
+		prog = xstrdup(c ? "gcc" : "g++");
 	}
-	for (last = (size_t)(best + 1); last < n; last++) {
-		int o = 0;
-
-		if (nv_pch_fresh(&e[last], &o) && o)
-			break;
-	}
-	/* marked even without the command's entry (the host side's first
-	 * compile): the next compile builds both */
-	for (size_t i = (size_t)(best + 1); !nv_drv.dryrun && i < last; i++)
-		if (nv_pch_seen(&e[i]))
-			build = (long)i;
-	if (ok && build >= 0) {
-		const struct nv_pch *base = best >= 0 ? &e[best] : pch;
-
-		nv_pch_chain(&e[build], base);
-		if (!nv_pch_lock(&e[build]) && !build_prefix(j, dir, &e[build], base, err, paths, host))
-			best = build;
-	}
-	if (best >= 0) {
-		nv_pch_release(pch);
-		*pch = e[best];
-		memset(&e[best], 0, sizeof(e[best]));
-	}
-	for (size_t i = 0; i < n; i++)
-		nv_pch_release(&e[i]);
-	free(e);
-	return ok ? pch->pch : NULL;
+	path = nv_spawn_find(prog, NULL);
+	if (!path)
+		nv_fatal("cannot find the host compiler '%s' (set -ccbin)", prog);
+	free(prog);
+	return path;
 }

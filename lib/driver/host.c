@@ -17,53 +17,13 @@
 #include "../base/diag.h"
 #include "../base/proc.h"
 #include "../base/util.h"
-#include "driver.h"
+#include "cuda.h"
+#include "flags.h"
+#include "frontend.h"
 #include "gencode.h"
-#include "pch.h"
-
-char *
-nv_drv_cuda_tool(const char *name, const char *why)
-{
-	char *path;
-
-	if (!nv_drv_have_cuda)
-		nv_fatal("%s needs CUDA's %s: no CUDA installation found (set CUDA_PATH)", why, name);
-	path = xasprintf("%s/bin/%s", nv_drv_cuda.root, name);
-	if (access(path, X_OK))
-		nv_fatal("%s needs CUDA's %s, which is not in %s/bin", why, name, nv_drv_cuda.root);
-	return path;
-}
-
-/* The host compiler for C++ (c 0) or C (c 1): -ccbin's (a directory: its
- * g++ or gcc; gcc or clang named: their C++ twin), else g++ or gcc. */
-char *
-nv_drv_host_cc(int c)
-{
-	static const char *const twins[][2] = { { "gcc", "g++" }, { "clang", "clang++" }, { "cc", "c++" } };
-	const char *cc = nv_drv.ccbin, *base;
-	struct stat st;
-	char *path, *prog = NULL;
-
-	if (cc && !stat(cc, &st) && S_ISDIR(st.st_mode)) {
-		prog = xasprintf("%s/%s", cc, c ? "gcc" : "g++");
-	} else if (cc) {
-		base = strrchr(cc, '/') ? strrchr(cc, '/') + 1 : cc;
-		for (size_t i = 0; !c && !prog && i < sizeof(twins) / sizeof(*twins); i++)
-			if (!strncmp(base, twins[i][0], strlen(twins[i][0])) &&
-			    (!base[strlen(twins[i][0])] || base[strlen(twins[i][0])] == '-'))
-				prog = xasprintf("%.*s%s%s", (int)(base - cc), cc, twins[i][1],
-				                 base + strlen(twins[i][0]));
-		if (!prog)
-			prog = xstrdup(cc);
-	} else {
-		prog = xstrdup(c ? "gcc" : "g++");
-	}
-	path = nv_spawn_find(prog, NULL);
-	if (!path)
-		nv_fatal("cannot find the host compiler '%s' (set -ccbin)", prog);
-	free(prog);
-	return path;
-}
+#include "host.h"
+#include "job.h"
+#include "macros.h"
 
 /* A temporary file of the build: NAME in the run's directory for them. */
 static char *
@@ -92,7 +52,7 @@ plan_ptxas(struct nv_plan *p, const char *src, const char *ptx, const char *gpu,
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 
-	nv_strv_push(av, nv_drv_cuda_tool("ptxas", "a cubin"));
+	nv_strv_push(av, nv_cuda_tool(&nv_drv_cuda, "ptxas", "a cubin"));
 	nv_strv_pushf(av, "-arch=%s", gpu);
 	nv_strv_push(av, "-m64");
 	if (nv_drv.device_debug)
@@ -150,7 +110,7 @@ plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, const 
 			plan_ptxas(p, src, ptx[i], t->v[i].real[r], cubin, 1);
 		}
 	}
-	nv_strv_push(av, nv_drv_cuda_tool("fatbinary", "a fatbin"));
+	nv_strv_push(av, nv_cuda_tool(&nv_drv_cuda, "fatbinary", "a fatbin"));
 	nv_strv_push(av, "-64");
 	nv_strv_push(av, "--create");
 	if (!temporary)
@@ -195,6 +155,10 @@ nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
 		nv_strv_push(av, *a);
 	add_tool(p, "host", av, src, nv_drv.arch, bc, 1);
 	p->jobs[p->n - 1].act = NV_ACT_HOST;
+	/* the header cache's host entry: its flags go before -c, as the device side has them */
+	p->jobs[p->n - 1].cache = nv_drv_fe_cache(p->dir, nv_drv.arch, 1);
+	while (av->v[p->jobs[p->n - 1].cache_at] && strcmp(av->v[p->jobs[p->n - 1].cache_at], "-c"))
+		p->jobs[p->n - 1].cache_at++;
 	nv_strv_push(link, nv_link);
 	nv_strv_push(link, "-cudafe=host");
 	nv_strv_push(link, bc);
@@ -207,69 +171,6 @@ nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
 	add_tool(p, "host", &code, src, NULL, obj, temporary);
 	free(nv_link);
 	free(stem);
-}
-
-/* The host compile with the entry pch's flags before its input, as the
- * device side has them. */
-static char **
-with_pch(char **argv, const struct nv_pch *pch, struct nv_strv *av)
-{
-	for (char **a = argv; *a; a++) {
-		if (!strcmp(*a, "-c"))
-			nv_drv_use_pch(av, pch);
-		nv_strv_push(av, *a);
-	}
-	return av->v;
-}
-
-/* As the device side's front end (device.c): through the header
- * cache's host entry as a try, again without it when the try failed or
- * printed what a compile without it would print otherwise. */
-int
-nv_drv_host_run(struct nv_plan *p, const struct nv_job *j)
-{
-	struct nv_pch pch = { 0 };
-	struct nv_strv paths = { 0 }, av = { 0 };
-	struct nv_job t = *j;
-	char *stem = nv_drv_stem(j->input), *name = xasprintf("%s.host-pch.err", stem);
-	char *err = nv_plan_tmp(p, name), *said = xasprintf("%s.said", err);
-	const char *use = nv_drv_header_cache(j, p->dir, &pch, err, &paths, 1);
-	struct stat st;
-	int rc = -1, printed;
-
-	if (use) {
-		int tried;
-
-		nv_strv_push(&paths, said);
-		nv_drv_sig_paths(&paths);
-		t.argv = with_pch(j->argv, &pch, &av);
-		tried = nv_drv_try_tool(&t, said);
-		printed = stat(said, &st) == 0 && st.st_size > 0;
-		if (!tried && !printed)
-			rc = 0;
-		else if (!tried && !nv_pch_renames(&pch))
-			rc = nv_drv_copy_to_stderr(said);
-		unlink(said);
-		if (rc) {
-			/* again without the entry, the compile the user sees */
-			rc = nv_drv_run_tool(j);
-			if (tried && !rc)
-				nv_pch_drop(&pch);
-		}
-	} else {
-		rc = nv_drv_run_tool(j);
-	}
-	for (size_t i = 0; i < paths.n; i++)
-		unlink(paths.v[i]);
-	nv_drv_sig_paths(NULL);
-	nv_pch_release(&pch);
-	nv_strv_free(&av);
-	nv_strv_free(&paths);
-	free(said);
-	free(err);
-	free(name);
-	free(stem);
-	return rc;
 }
 
 void
@@ -297,18 +198,16 @@ nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int tempora
 	if (nv_drv.deps && !temporary) {
 		/* the compiler's defaults name the file and target after -o: the
 		 * user's object, not the file written for it */
-		const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
+		struct nv_deps d;
 
-		nv_drv_dep_defaults(obj);
+		nv_drv_deps(obj, &d);
 		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");
-		nv_strv_push(av, nv_plan_out(p, (char *)nv_drv.dep_file));
-		nv_strv_push(av, nv_drv.dep_quote ? "-MQ" : "-MT");
-		nv_strv_push(av, nv_drv.dep_target);
+		nv_strv_push(av, nv_plan_out(p, (char *)d.file));
+		nv_strv_push(av, d.quote ? "-MQ" : "-MT");
+		nv_strv_push(av, d.target);
 		if (nv_drv.dep_phony)
 			nv_strv_push(av, "-MP");
-		nv_drv.dep_file = dep_file;
-		nv_drv.dep_target = dep_target;
 	}
 	if (!temporary)
 		obj = nv_plan_out(p, obj);

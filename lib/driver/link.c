@@ -14,24 +14,16 @@
 #include "../base/diag.h"
 #include "../base/proc.h"
 #include "../base/util.h"
-#include "driver.h"
+#include "cuda.h"
+#include "flags.h"
+#include "frontend.h"
 #include "gencode.h"
+#include "job.h"
+#include "link.h"
 
 #ifndef NV_LLVM_BINDIR
 #define NV_LLVM_BINDIR "/usr/lib/llvm-22/bin"
 #endif
-
-char *
-nv_drv_cuda_lib_dir(void)
-{
-	char *d = xasprintf("%s/lib64", nv_drv_cuda.root);
-
-	if (access(d, F_OK)) {
-		free(d);
-		d = xasprintf("%s/targets/x86_64-linux/lib", nv_drv_cuda.root);
-	}
-	return d;
-}
 
 static void
 push_all(struct nv_strv *av, const struct nv_strv *from)
@@ -56,13 +48,13 @@ nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int 
 {
 	const struct nv_gencodes *t = &nv_drv.targets;
 	/* its files are named after out: app_dlink.o gives app_dlink.reg.c, ... */
-	char *base = nv_drv_stem(out), *reg, *fatbin_c, *libdir = nv_drv_cuda_lib_dir();
+	char *base = nv_drv_stem(out), *reg, *fatbin_c, *libdir = nv_cuda_lib_dir(&nv_drv_cuda);
 	struct nv_strv *fb = xcalloc(1, sizeof(*fb)), *cc = xcalloc(1, sizeof(*cc));
-	char *nvlink = nv_drv_cuda_tool("nvlink", "a device link");
+	char *nvlink = nv_cuda_tool(&nv_drv_cuda, "nvlink", "a device link");
 
 	reg = nv_plan_tmp(p, xasprintf("%s.reg.c", base));
 	fatbin_c = nv_plan_tmp(p, xasprintf("%s.fatbin.c", base));
-	nv_strv_push(fb, nv_drv_cuda_tool("fatbinary", "a device link"));
+	nv_strv_push(fb, nv_cuda_tool(&nv_drv_cuda, "fatbinary", "a device link"));
 	nv_strv_push(fb, "-64");
 	nv_strv_push(fb, "-link");
 	for (size_t i = 0; i < t->n; i++)
@@ -169,7 +161,7 @@ nv_drv_plan_link(struct nv_plan *p, const struct nv_strv *objs, char *out)
 	push_all(av, &nv_drv.libs);
 	push_openmp(av);
 	if (nv_drv.cudart != NV_CUDART_NONE) {
-		libdir = nv_drv_cuda_lib_dir();
+		libdir = nv_cuda_lib_dir(&nv_drv_cuda);
 		nv_strv_pushf(av, "-L%s/stubs", libdir);
 		nv_strv_pushf(av, "-L%s", libdir);
 		if (devlink)

@@ -7,14 +7,16 @@
  * left out of clang's passes, and the man page (nvcc-lite(1), PREDEFINED
  * MACROS) says why; t/9008-identity.bats holds both to nvcc's -dryrun.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/util.h"
 #include "../stages/target.h"
 #include "cuda.h"
-#include "driver.h"
+#include "flags.h"
 #include "gencode.h"
+#include "macros.h"
 
 enum val {
 	V_ONE,        /* -DNAME: 1 */

@@ -1,8 +1,9 @@
 /*
- * plan: the plan, the build as data before anything runs (clang's
- * driver in small).  nv_drv_plan turns the command line into jobs; running
- * them and printing them as a script walk the same list.  Every job shares
- * the run's directory for intermediates.
+ * plan: the build as data before anything runs (clang's driver in small).
+ * nv_drv_plan turns the command line into jobs, a row of the output table
+ * per output kind, through the builders (frontend.c, device.c, host.c,
+ * link.c); run.c runs them or prints them as a script, walking the same
+ * list.  Every job shares the run's directory for intermediates.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,69 +17,15 @@
 #include "../base/proc.h"
 #include "../base/util.h"
 #include "../stages/pipeline.h"
-#include "driver.h"
+#include "cuda.h"
+#include "device.h"
+#include "flags.h"
+#include "frontend.h"
 #include "gencode.h"
-
-void
-nv_plan_add(struct nv_plan *p, const struct nv_job *j)
-{
-	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 8;
-		p->jobs = xrealloc(p->jobs, p->cap * sizeof(*p->jobs));
-	}
-	p->jobs[p->n] = *j;
-	/* the files nv_plan_out named since the last job are this one's */
-	p->jobs[p->n].inst_lo = p->attached;
-	p->jobs[p->n].inst_hi = p->attached = p->installs.n / 2;
-	p->n++;
-}
-
-char *
-nv_plan_out(struct nv_plan *p, char *path)
-{
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	struct stat st;
-	char *name, *tmp;
-
-	if (!strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
-		return path;
-	name = xasprintf("out%zu.%s", p->installs.n / 2, base);
-	tmp = nv_plan_tmp(p, name);
-	free(name);
-	nv_strv_push(&p->installs, tmp);
-	nv_strv_push(&p->installs, path);
-	return p->installs.v[p->installs.n - 2];
-}
-
-const char *
-nv_job_final(const struct nv_plan *p, const struct nv_job *j)
-{
-	for (size_t k = j->inst_lo; j->output && k < j->inst_hi; k++)
-		if (!strcmp(p->installs.v[2 * k], j->output))
-			return p->installs.v[2 * k + 1];
-	return j->output;
-}
-
-const char *
-nv_plan_tmp_dir(struct nv_plan *p)
-{
-	const char *t = getenv("TMPDIR");
-
-	if (p->tmp)
-		return p->tmp;
-	p->tmp = xasprintf("%s/nvcc-lite.XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(p->tmp))
-		nv_fatal("cannot create a temporary directory in %s:", t && *t ? t : "/tmp");
-	p->made_tmp = 1;
-	nv_drv_sig_dir(p->tmp);
-	return p->tmp;
-}
-
-char *
-nv_plan_tmp(struct nv_plan *p, const char *name)
-{
-	return xasprintf("%s/%s", nv_plan_tmp_dir(p), name);
-}
+#include "host.h"
+#include "job.h"
+#include "link.h"
+#include "plan.h"
 
 /* What an input is, by its extension (-x cu: every source is CUDA). */
 enum lang { LANG_CU = 1, LANG_MODULE = 2, LANG_CXX = 4, LANG_C = 8, LANG_OBJ = 16 };
@@ -183,11 +130,11 @@ check_tools(const struct out_row *row, unsigned langs_in)
 	int hostcc = (langs_in & (LANG_CXX | LANG_C)) || dlink || row->kind == NV_OUT_EXE;
 
 	if (fatbin && nv_gencode_nreal(&nv_drv.targets))
-		free(nv_drv_cuda_tool("ptxas", row->what));
+		free(nv_cuda_tool(&nv_drv_cuda, "ptxas", row->what));
 	if (fatbin || dlink)
-		free(nv_drv_cuda_tool("fatbinary", row->what));
+		free(nv_cuda_tool(&nv_drv_cuda, "fatbinary", row->what));
 	if (dlink)
-		free(nv_drv_cuda_tool("nvlink", row->what));
+		free(nv_cuda_tool(&nv_drv_cuda, "nvlink", row->what));
 	if (row->kind == NV_OUT_EXE && nv_drv.cudart != NV_CUDART_NONE && !nv_drv_have_cuda)
 		nv_fatal("linking needs CUDA's runtime library: no CUDA installation found (set CUDA_PATH)");
 	if (hostcc)
@@ -284,12 +231,10 @@ nv_drv_plan(struct nv_plan *p)
 	else if (row->kind == NV_OUT_LIB)
 		nv_drv_plan_lib(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name));
 	free(objs.v);
-}
-
-void
-nv_plan_temp(struct nv_plan *p, char *path)
-{
-	nv_strv_push(&p->temps, path);
+	/* the device compiles, each to its chains of stages */
+	for (size_t i = 0; i < p->n; i++)
+		if (p->jobs[i].act == NV_ACT_DEVICE)
+			nv_drv_plan_device(p, &p->jobs[i]);
 }
 
 /* The user's files the plan writes, each once: the jobs' outputs, the
@@ -297,8 +242,6 @@ nv_plan_temp(struct nv_plan *p, char *path)
 static void
 user_outputs(const struct nv_plan *p, struct nv_strv *outs)
 {
-	const char *dep_file = nv_drv.dep_file, *dep_target = nv_drv.dep_target;
-
 	for (size_t k = 1; k < p->installs.n; k += 2)
 		if (!nv_strv_has(outs, p->installs.v[k]))
 			nv_strv_push(outs, p->installs.v[k]);
@@ -308,16 +251,11 @@ user_outputs(const struct nv_plan *p, struct nv_strv *outs)
 		if (!j->temporary && j->output && !nv_strv_has(outs, nv_job_final(p, j)))
 			nv_strv_push(outs, nv_job_final(p, j));
 		/* the dependency file of an object comes from its first device compile */
-		if (nv_drv.deps && j->deps_for) {
-			nv_drv_dep_defaults(j->deps_for);
-			if (!nv_strv_has(outs, nv_drv.dep_file))
-				nv_strv_push(outs, nv_drv.dep_file);
-		}
-		nv_drv.dep_file = dep_file;
-		nv_drv.dep_target = dep_target;
+		if (j->dev && j->dev->deps && !nv_strv_has(outs, j->dev->dep.file))
+			nv_strv_push(outs, j->dev->dep.file);
 	}
-	if (nv_drv.deps && dep_file && !nv_strv_has(outs, dep_file))
-		nv_strv_push(outs, dep_file);
+	if (nv_drv.deps && nv_drv.dep_file && !nv_strv_has(outs, nv_drv.dep_file))
+		nv_strv_push(outs, nv_drv.dep_file);
 	if (nv_drv.time_file)
 		nv_strv_push(outs, nv_drv.time_file);
 }
@@ -361,128 +299,4 @@ nv_drv_check_outputs(const struct nv_plan *p)
 			nv_io_rm_tree(p->tmp);
 		nv_exit(NV_EXIT_ERROR);
 	}
-}
-
-/* Put a job's files in place, once it has succeeded: 0, or -1 after an error. */
-static int
-install(const struct nv_plan *p, const struct nv_job *j)
-{
-	for (size_t k = j->inst_lo; k < j->inst_hi; k++)
-		if (nv_io_install(p->installs.v[2 * k], p->installs.v[2 * k + 1]))
-			return -1;
-	return 0;
-}
-
-/* A job that adds to its output starts from the user's file (ar r). */
-static int
-seed(const struct nv_plan *p, const struct nv_job *j)
-{
-	const char *final = nv_job_final(p, j);
-	struct stat st;
-
-	if (!j->seed || final == j->output || stat(final, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	return nv_io_copy(final, j->output);
-}
-
-/* The output of job j is whole, as its kind says; else an error. */
-static int
-check_output(const struct nv_plan *p, const struct nv_job *j)
-{
-	const char *what = j->check == NV_CHECK_ELF ? "an ELF file" : "a fatbin";
-	int bad = j->check == NV_CHECK_ELF ? nv_io_check_elf(j->output) : nv_io_check_fatbin(j->output);
-
-	if (j->check == NV_CHECK_NONE || !bad)
-		return 0;
-	nv_error("%s wrote '%s', which is not %s whole (truncated: is the disk full?)", j->label,
-	         nv_job_final(p, j), what);
-	return -1;
-}
-
-int
-nv_drv_run(struct nv_plan *p)
-{
-	struct nv_strv temps = { 0 };
-	int rc = 0;
-
-	for (size_t i = 0; i < p->n && !rc; i++) {
-		const struct nv_job *j = &p->jobs[i];
-
-		if (j->temporary) {
-			nv_strv_push(&temps, j->output);
-			nv_drv_sig_temps(&temps);
-		}
-		rc = seed(p, j);
-		if (!rc)
-			rc = j->act == NV_ACT_DEVICE ? nv_drv_device_run(p, j)
-			     : j->act == NV_ACT_HOST ? nv_drv_host_run(p, j)
-			                             : nv_drv_run_tool(j);
-		if (!rc)
-			rc = check_output(p, j);
-		if (!rc)
-			rc = install(p, j);
-		if (rc && j->output) {
-			nv_drv_remove_output(j->output);
-			nv_drv_remove_output(nv_job_final(p, j));
-		}
-	}
-	for (size_t i = 0; !nv_drv.keep && i < temps.n; i++)
-		unlink(temps.v[i]);
-	for (size_t i = 0; !nv_drv.keep && i < p->temps.n; i++)
-		unlink(p->temps.v[i]);
-	nv_drv_sig_temps(NULL);
-	nv_strv_free(&temps);
-	/* the run's directory goes whole, whatever a tool left in it */
-	if (p->made_tmp)
-		nv_io_rm_tree(p->tmp);
-	nv_drv_sig_dir(NULL);
-	return rc;
-}
-
-/* The script's preamble once, then each job: a DEVICE job's chains, a TOOL
- * job's command. */
-int
-nv_drv_dryrun(struct nv_plan *p)
-{
-	int tmp = 0;
-
-	printf("#!/bin/sh\n# nvcc-lite %s:", nv_pipe_name(nv_drv_pipe()));
-	for (size_t i = 0; i < nv_drv.inputs.n; i++)
-		printf(" %s", nv_drv.inputs.v[i]);
-	printf("\nset -e\nexport NVCC_LITE_CHAIN=1\n");
-	if (nv_drv.save_remarks)
-		printf("mkdir -p %s\n", nv_shell_quote(nv_drv.save_remarks));
-	for (size_t i = 0; i < p->n; i++) {
-		const struct nv_job *j = &p->jobs[i];
-
-		tmp |= j->temporary || j->inst_hi > j->inst_lo || (j->act == NV_ACT_DEVICE && nv_drv_device_uses_tmp(j));
-	}
-	if (tmp && nv_drv.keep)
-		printf("tmp=%s\n", nv_shell_quote(p->tmp));
-	else if (tmp)
-		printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
-	for (size_t i = 0; i < p->n; i++) {
-		const struct nv_job *j = &p->jobs[i];
-		struct stat st;
-
-		if (j->seed && nv_job_final(p, j) != j->output && !stat(nv_job_final(p, j), &st)) {
-			char *av[] = { "cp", (char *)nv_job_final(p, j), j->output, NULL };
-
-			nv_drv_print_cmd(stdout, av);
-			putchar('\n');
-		}
-		if (j->act == NV_ACT_DEVICE) {
-			nv_drv_device_dryrun(p, j);
-		} else {
-			nv_drv_print_cmd(stdout, j->argv);
-			putchar('\n');
-		}
-		for (size_t k = j->inst_lo; k < j->inst_hi; k++) {
-			char *av[] = { "mv", "-f", p->installs.v[2 * k], p->installs.v[2 * k + 1], NULL };
-
-			nv_drv_print_cmd(stdout, av);
-			putchar('\n');
-		}
-	}
-	return nv_drv_flush_stdout();
 }

@@ -1,552 +1,610 @@
 /*
- * run: running the chains the other parts build.  One chain, or many
- * at once within make's jobserver (or -split-compile's count); -v echoes
- * each command, a failure is named with its status and the other chains are
- * stopped, a signal removes what the build wrote, -time gets a row per
- * step, and a long compile on a terminal says where it is.
+ * run: the plan run, or printed as one shell script (-dryrun): two walks
+ * over the same jobs, taking each as planned.  A DEVICE job runs its
+ * chains: the front end through the header cache as a try, Phase I, then
+ * Phase II whole or in as many parts as Phase I's module and the
+ * parallelism allow; a HOST job its command through the host side's
+ * entry; a TOOL job its command.  A job's output is checked whole and put
+ * in place once it has succeeded; the build's own files go at the end.
+ * Nothing here builds a command: what a run decides (an entry of the
+ * header cache, how many parts) goes into the plan's commands where they
+ * leave room for it.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include "run.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include <llvm-c/Core.h>
 
 #include "../base/diag.h"
 #include "../base/io.h"
 #include "../base/jobserver.h"
-#include "../base/proc.h"
 #include "../base/util.h"
-#include "driver.h"
+#include "../stages/pipeline.h"
+#include "../stages/split.h"
+#include "chain.h"
+#include "flags.h"
+#include "hcache.h"
+#include "job.h"
+#include "pch.h"
 
-/* A failed build leaves no output file; devices and fifos stay. */
-void
-nv_drv_remove_output(const char *path)
+/* --- a DEVICE job's chains, as planned but for the run's parts --- */
+
+static char *
+tmp_file(const struct nv_device *d, const char *what)
 {
-	struct stat st;
-
-	if (strcmp(path, "-") && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-		unlink(path);
+	return xasprintf("%s/%s.%s", d->tmp, d->base, what);
 }
 
-int
-nv_drv_copy_to_stderr(const char *path)
+/* How many parts Phase II is cut into: make's -jN, -split-compile, else 1. */
+static unsigned
+parts_wanted(void)
 {
-	char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	ssize_t n;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (fd < 0)
-		return -1;
-	fflush(stderr);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		if (write(2, buf, (size_t)n) != n)
-			break;
-	close(fd);
-	return n == 0 ? 0 : -1;
+	if (nv_drv_js.active)
+		return nv_drv_js.hint > 0 ? (unsigned)nv_drv_js.hint : (unsigned)(cpus > 0 ? cpus : 1);
+	if (nv_drv.split_compile == 0)
+		return (unsigned)(cpus > 0 ? cpus : 1);
+	return nv_drv.split_compile > 0 ? (unsigned)nv_drv.split_compile : 1;
 }
 
-/* "$tmp" and the rest of an argument, inside double quotes (a quote in it,
- * as in -DFATBINFILE="...", escaped). */
+/* nv-split for n parts. */
 static void
-print_in_quotes(FILE *fp, const char *rest)
+split_of(const struct nv_device *d, unsigned n, struct nv_drv_chain *c)
 {
-	fputs("\"$tmp", fp);
-	for (const char *c = rest; *c; c++) {
-		if (strchr("\"\\$`", *c))
-			putc('\\', fp);
-		putc(*c, fp);
-	}
-	putc('"', fp);
-}
+	struct nv_strv av = { 0 };
 
-static void
-print_arg(FILE *fp, const char *a)
-{
-	const char *t = strstr(a, NV_DRV_TMP_MARK);
-
-	if (!strcmp(a, NV_DRV_PART_MARK)) {
-		fputs("\"$p\"", fp);
-	} else if (t) {
-		const char *rest = t + strlen(NV_DRV_TMP_MARK), *num = strstr(rest, NV_DRV_NUM_MARK);
-
-		if (t > a)
-			fputs(nv_shell_quote(xasprintf("%.*s", (int)(t - a), a)), fp);
-		if (strchr(rest, '*'))
-			fprintf(fp, "\"$tmp\"%s", rest);
-		else if (num)
-			fprintf(fp, "\"$tmp%.*s$i%s\"", (int)(num - rest), rest, num + strlen(NV_DRV_NUM_MARK));
+	*c = d->split;
+	for (size_t i = 0; d->split.argv[0][i]; i++)
+		if (i == NV_DRV_SPLIT_COUNT)
+			nv_strv_pushf(&av, "%u", n);
 		else
-			print_in_quotes(fp, rest);
-	} else if ((t = strstr(a, NV_DRV_NUM_MARK))) {
-		/* a kept file or a remark file of part $i */
-		fputs(nv_shell_quote(xasprintf("%.*s", (int)(t - a), a)), fp);
-		fputs("\"$i\"", fp);
-		fputs(nv_shell_quote(t + strlen(NV_DRV_NUM_MARK)), fp);
-	} else {
-		fputs(nv_shell_quote(a), fp);
-	}
+			nv_strv_push(&av, d->split.argv[0][i]);
+	c->argv[0] = av.v;
 }
 
-void
-nv_drv_print_cmd(FILE *fp, char **av)
+/* s for part i, whose module is part (NULL stays NULL). */
+static char *
+part_str(const char *s, const char *part, unsigned i)
 {
-	for (size_t i = 0; av[i]; i++) {
-		if (i)
-			fputc(' ', fp);
-		print_arg(fp, av[i]);
+	const char *m;
+	char *r, *t;
+
+	if (!s)
+		return NULL;
+	if (!strcmp(s, NV_DRV_PART_MARK))
+		return xstrdup(part);
+	r = xstrdup("");
+	for (; (m = strstr(s, NV_DRV_NUM_MARK)); s = m + strlen(NV_DRV_NUM_MARK)) {
+		t = xasprintf("%s%.*s%u", r, (int)(m - s), s, i);
+		free(r);
+		r = t;
 	}
+	t = xasprintf("%s%s", r, s);
+	free(r);
+	return t;
 }
 
-void
-nv_drv_show_chain(FILE *fp, const struct nv_drv_chain *c, const char *indent)
-{
-	const char *joint = nv_drv.keep ? "\n" : " |\n";
-
-	for (size_t i = 0; i < c->n; i++) {
-		fputs(nv_drv.dryrun ? (i && !nv_drv.keep ? "  " : indent) : "#$ ", fp);
-		if (nv_drv.dryrun && i && !nv_drv.keep)
-			fputs(indent, fp);
-		nv_drv_print_cmd(fp, c->argv[i]);
-		fputs(i + 1 == c->n ? "\n" : joint, fp);
-	}
-}
-
-/* --- progress: a long compile on a terminal says where it is --- */
-
-static struct {
-	int on;                 /* stderr is a terminal, and no -v */
-	const char *input;      /* what is compiled */
-	struct timespec t0;     /* the compile's start */
-	const char *what;       /* "front end", "phase I", "phase II" ... */
-	size_t done, total;     /* chains done of a set run at once */
-	int shown;
-} prog;
-
-void
-nv_drv_progress_start(const char *input)
-{
-	const char *term = getenv("TERM");
-
-	prog.input = input;
-	prog.on = isatty(2) && !nv_drv.verbose && !nv_drv.dryrun && (!term || strcmp(term, "dumb"));
-	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
-}
-
-/* The line, once the compile has run a second:
- * "nvcc-lite: k.cu: phase II, 3 of 8 parts done (4 s)".
- * It ends in a carriage return, so what a stage prints next starts over it. */
+/* The chain of part i: the plan's, its markers replaced. */
 static void
-progress_show(void)
+part_of(const struct nv_device *d, unsigned i, struct nv_drv_chain *c)
 {
-	static char last[256];
-	struct timespec t;
-	char line[256];
-	long secs;
+	char *part = xasprintf("%s/%s.split.%u.bc", d->tmp, d->base, i);
 
-	if (!prog.on || !prog.what)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	secs = (long)(t.tv_sec - prog.t0.tv_sec) - (t.tv_nsec < prog.t0.tv_nsec);
-	if (secs < 1)
-		return;
-	if (prog.total > 1)
-		snprintf(line, sizeof(line), "nvcc-lite: %s: %s, %zu of %zu parts done (%ld s)", prog.input,
-		         prog.what, prog.done, prog.total, secs);
-	else
-		snprintf(line, sizeof(line), "nvcc-lite: %s: %s (%ld s)", prog.input, prog.what, secs);
-	if (prog.shown && !strcmp(line, last))
-		return;
-	memcpy(last, line, sizeof(last));
-	fprintf(stderr, "\r\033[K%s\r", line);
-	fflush(stderr);
-	prog.shown = 1;
-}
+	*c = d->part;
+	for (size_t k = 0; k < c->n; k++) {
+		struct nv_strv av = { 0 };
 
-static void
-progress(const char *what, size_t done, size_t total)
-{
-	prog.what = what;
-	prog.done = done;
-	prog.total = total;
-	progress_show();
-}
+		for (char **a = d->part.argv[k]; *a; a++) {
+			char *s = part_str(*a, part, i);
 
-/* Wipe the line before anything else is said, and when the compile ends. */
-void
-nv_drv_progress_clear(void)
-{
-	if (prog.shown)
-		fputs("\r\033[K", stderr);
-	prog.shown = 0;
-	prog.what = NULL;
-}
-
-/* --- running chains: one, or many at once within the jobserver --- */
-
-struct nv_js nv_drv_js;
-static FILE *timing;
-
-/* Paths to remove on a signal: set up before anything runs.  The job's
- * (sig_paths) and the plan's temporaries so far (sig_temps). */
-static char **sig_paths, **sig_temps;
-static size_t nsig_paths, nsig_temps;
-static const char *sig_dir;
-
-void
-nv_drv_sig_paths(const struct nv_strv *paths)
-{
-	sig_paths = paths ? paths->v : NULL;
-	nsig_paths = paths ? paths->n : 0;
-}
-
-void
-nv_drv_sig_temps(const struct nv_strv *paths)
-{
-	sig_temps = paths ? paths->v : NULL;
-	nsig_temps = paths ? paths->n : 0;
-}
-
-void
-nv_drv_sig_dir(const char *dir)
-{
-	sig_dir = dir;
-}
-
-void
-nv_drv_on_signal(void)
-{
-	int saved = errno;
-
-	nv_js_release_all();
-	/* the stages were sent SIGTERM: let them remove their own temp files */
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
-	errno = saved;
-	for (size_t i = 0; i < nsig_paths; i++)
-		unlink(sig_paths[i]);
-	for (size_t i = 0; i < nsig_temps; i++)
-		unlink(sig_temps[i]);
-	/* the run's directory, whole: whatever a tool left in it */
-	if (sig_dir)
-		nv_io_rm_tree(sig_dir);
-}
-
-/*
- * -time, as nvcc writes it: a row per step with its own wall time, and one
- * with its CPU time ("ms (cpu)").  A step's own wall time runs from when
- * its input was all there (the step before it exited) to its own exit, so
- * the rows of a chain add up to the chain's time; a pipe's waits count for
- * the step that was working.
- */
-static double
-ms_between(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
-}
-
-/* The steps' own wall times as intervals (ms on CLOCK_MONOTONIC): the
- * driver's row is the time outside all of them.  Steps of chains that ran
- * at once (Phase II's parts, -j) overlap, so the rest is not a sum. */
-static struct span {
-	double lo, hi;
-} *spans;
-static size_t nspans;
-
-static double
-ts_ms(const struct timespec *t)
-{
-	return (double)t->tv_sec * 1e3 + (double)t->tv_nsec / 1e6;
-}
-
-static int
-by_lo(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-
-	return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
-/* The time between a and b that no step covers. */
-static double
-outside_steps(double a, double b)
-{
-	double covered = 0, lo = 0, hi = 0;
-	int open = 0;
-
-	qsort(spans, nspans, sizeof(*spans), by_lo);
-	for (size_t i = 0; i < nspans; i++) {
-		double l = spans[i].lo < a ? a : spans[i].lo, h = spans[i].hi > b ? b : spans[i].hi;
-
-		if (h <= l)
-			continue;
-		if (open && l <= hi) {
-			if (h > hi)
-				hi = h;
-			continue;
+			nv_strv_push(&av, s);
+			free(s);
 		}
-		if (open)
-			covered += hi - lo;
-		lo = l, hi = h, open = 1;
+		c->argv[k] = av.v;
+		c->in[k] = part_str(d->part.in[k], part, i);
+		c->out[k] = part_str(d->part.out[k], part, i);
+		c->remarks[k] = part_str(d->part.remarks[k], part, i);
 	}
-	if (open)
-		covered += hi - lo;
-	return b - a - covered;
+	c->label = part_str(d->part.label, part, i);
+	free(part);
 }
 
-void
-nv_drv_record_times(const struct nv_drv_chain *c)
-{
-	double prev_exit = 0; /* ms after the chain's first spawn */
-
-	if (!timing)
-		return;
-	for (size_t i = 0; i < c->n; i++) {
-		double start = ms_between(&c->run.t0[0], &c->run.t0[i]), exit = start + c->run.ms[i];
-		double own = exit - (i && prev_exit > start ? prev_exit : start);
-
-		if (own < 0)
-			own = 0;
-		prev_exit = exit;
-		if (own > 0) {
-			spans = xrealloc(spans, (nspans + 1) * sizeof(*spans));
-			spans[nspans].lo = ts_ms(&c->run.t0[0]) + exit - own;
-			spans[nspans++].hi = ts_ms(&c->run.t0[0]) + exit;
-		}
-		for (int cpu = 0; cpu < 2; cpu++)
-			fprintf(timing, "%s , %s (%s) , %s , %s , %s , nvcc-lite , %.4f , %s\n", c->src,
-			        c->name[i], c->label, c->in[i] ? c->in[i] : "-", c->out[i] ? c->out[i] : "-",
-			        c->arch, cpu ? c->run.cpu_ms[i] : own, cpu ? "ms (cpu)" : "ms");
-	}
-}
-
-/* The driver's row: its wall time outside the steps, and its own CPU time. */
+/* nv-link's join of the parts parts[0..n), and codegen. */
 static void
-record_driver(const struct timespec *t0, const char *out)
+join_of(const struct nv_device *d, char **parts, size_t n, struct nv_drv_chain *c)
 {
-	struct timespec t1;
-	struct rusage ru;
+	struct nv_strv av = { 0 };
 
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	getrusage(RUSAGE_SELF, &ru);
-	fprintf(timing, " , nvcc-lite (driver) ,  , %s ,  , nvcc-lite , %.4f , ms\n", out,
-	        outside_steps(ts_ms(t0), ts_ms(&t1)));
-	fprintf(timing, " , nvcc-lite (driver) ,  , %s ,  , nvcc-lite , %.4f , ms (cpu)\n", out,
-	        (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-	                (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3);
+	*c = d->join;
+	for (size_t i = 0; d->join.argv[0][i]; i++)
+		if (i == NV_DRV_JOIN_PARTS)
+			for (size_t k = 0; k < n; k++)
+				nv_strv_push(&av, parts[k]);
+		else
+			nv_strv_push(&av, d->join.argv[0][i]);
+	c->argv[0] = av.v;
+	c->in[0] = n == 1 ? xstrdup(parts[0]) : xasprintf("%s ...", parts[0]);
 }
 
-static int
-start(struct nv_drv_chain *c)
-{
-	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), err_fd = -1, rc;
+/* -save-remarks: the files the chains run write.  A stage with nothing to
+ * say leaves an empty file, which llvm-remarkutil rejects (as it rejects
+ * opt's): those are dropped. */
+static struct nv_strv remark_paths;
 
-	if (nv_drv.verbose)
-		nv_drv_show_chain(stderr, c, "");
-	if (c->err_file) {
-		unlink(c->err_file);
-		err_fd = open(c->err_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (err_fd < 0)
-			nv_fatal("cannot create '%s':", c->err_file);
+static void
+remember_remarks(const struct nv_drv_chain *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->remarks[i])
+			nv_strv_push(&remark_paths, c->remarks[i]);
+}
+
+static void
+drop_empty_remarks(void)
+{
+	for (size_t i = 0; i < remark_paths.n; i++) {
+		struct stat st;
+
+		if (stat(remark_paths.v[i], &st) == 0 && st.st_size == 0)
+			unlink(remark_paths.v[i]);
 	}
-	rc = nv_chain_start(&c->run, c->argv, c->n, in_fd, -1, err_fd);
-	close(in_fd);
-	if (err_fd >= 0)
-		close(err_fd);
+}
+
+/* Run a chain of the job (a copy: the plan's stays as planned). */
+static int
+run_chain(struct nv_drv_chain *c)
+{
+	remember_remarks(c);
+	return nv_drv_run_one(c);
+}
+
+/* Functions the module at path defines (-1 if it cannot be read). */
+static int
+count_defs(const char *path)
+{
+	LLVMContextRef ctx = LLVMContextCreate();
+	LLVMModuleRef m;
+	int n = -1;
+
+	if (!nv_io_read_module(ctx, path, &m)) {
+		n = (int)nv_split_count_defs(m);
+		LLVMDisposeModule(m);
+	}
+	LLVMContextDispose(ctx);
+	return n;
+}
+
+/* The parts nv-split wrote, from its map: fewer than asked when it would
+ * not cut (a module with aliases is one part). */
+static int
+split_parts(const struct nv_device *d, unsigned *nparts)
+{
+	char *path = tmp_file(d, "split.map");
+	struct nv_split_map map;
+	int rc = nv_split_map_read(path, &map);
+
+	if (!rc && map.nparts < *nparts)
+		*nparts = map.nparts;
+	nv_split_map_release(&map);
+	free(path);
 	return rc;
 }
 
-/*
- * Every program of a chain, clang and the stages alike, prints its reason
- * before it exits 1 (bad input) or 2 (bad usage): the driver's line would
- * add nothing.  A signal or another status is news.
- */
-static int
-said_why(const struct nv_drv_chain *dc)
-{
-	const struct nv_chain *c = &dc->run;
-	int st = c->culprit >= 0 ? c->status[c->culprit] : 0;
-
-	/* a tool (ptxas, nvlink, the host compiler) that exits says why itself */
-	return c->culprit < -1 || (c->culprit >= 0 && WIFEXITED(st) &&
-	                           (dc->tool || WEXITSTATUS(st) == NV_EXIT_ERROR ||
-	                            WEXITSTATUS(st) == NV_EXIT_USAGE));
-}
-
-/* Hold no more tokens than the chains running beyond the first (rule 5). */
+/* Every file the job may write in tmp, for cleanup (and the signal hook). */
 static void
-trim_tokens(size_t running)
+job_paths(const struct nv_device *d, unsigned nparts, struct nv_strv *paths)
 {
-	while (nv_js_held() > (running ? running - 1 : 0))
-		nv_js_release(&nv_drv_js);
+	if (d->fe_out)
+		nv_strv_push(paths, d->fe_out);
+	if (d->fe_deps)
+		nv_strv_push(paths, d->fe_deps);
+	if (d->p1_out)
+		nv_strv_push(paths, d->p1_out);
+	for (unsigned i = 0; i < nparts; i++) {
+		nv_strv_pushf(paths, "%s/%s.split.%u.bc", d->tmp, d->base, i);
+		nv_strv_pushf(paths, "%s/%s.p2.%u.bc", d->tmp, d->base, i);
+	}
+	nv_strv_pushf(paths, "%s/%s.split.map", d->tmp, d->base);
 }
 
 /*
- * After reaping: blame and report the first chain that failed (the others
- * failed because they were stopped, or after it), stop the rest, and take
- * the times of the chains now done.  Looked at afresh each time, as the
- * grace period of a blame reaps children of other chains too.  Returns
- * whether some chain has failed.
+ * The dependency file appears with the output or not at all: written, after
+ * the output, atomically -- the front end's (in tmp) copied, or for a .bc
+ * or .ll input the input as its one dependency.  0, or -1 after an error.
  */
 static int
-settle(struct nv_drv_chain *cs, size_t n, int failed)
+write_deps(const char *input, const struct nv_device *d)
 {
-	for (int again = 1; again;) {
-		again = 0;
-		for (size_t i = 0; i < n; i++) {
-			struct nv_chain *w = &cs[i].run;
-
-			if (!w->failed || w->culprit != -1)
-				continue;
-			nv_drv_progress_clear();
-			nv_chain_blame(w);
-			if (cs[i].quiet)
-				; /* a try: the caller says what it means */
-			else if (!failed && !said_why(&cs[i]))
-				nv_chain_report(w);
-			else
-				nv_diag_reported_elsewhere();
-			for (size_t j = 0; !failed && j < n; j++)
-				nv_chain_kill(&cs[j].run);
-			failed = again = 1;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		if (cs[i].run.alive == 0 && !cs[i].timed) {
-			cs[i].timed = 1;
-			nv_drv_record_times(&cs[i]);
-			if (prog.total > 1)
-				progress(prog.what, prog.done + 1, prog.total);
-		}
-	return failed;
-}
-
-/* Run chains[0..n) at most max at once, or as make's tokens allow; -keep
- * runs each step alone.  0, or -1 when some chain failed (reported, the
- * others stopped). */
-int
-nv_drv_run_chains(struct nv_drv_chain *cs, size_t n, size_t max)
-{
-	size_t next = 0, running = 0;
-	int failed = 0, sigfd = nv_proc_sigchld_fd();
-
-	progress(n > 1 ? "phase II" : cs[0].label, 0, n);
-	while (next < n || running) {
-		while (!failed && next < n) {
-			if (running && nv_drv_js.active ? nv_js_try_acquire(&nv_drv_js) <= 0 : running >= max)
-				break;
-			if (start(&cs[next]))
-				failed = 1;
-			running += cs[next++].run.alive > 0;
-			for (size_t i = 0; failed && i < next; i++)
-				nv_chain_kill(&cs[i].run); /* reported: the others are stopped */
-			if (failed)
-				break;
-		}
-		while (nv_chain_wait(0))
-			;
-		failed = settle(cs, next, failed);
-		running = 0;
-		for (size_t i = 0; i < next; i++)
-			running += cs[i].run.alive > 0;
-		trim_tokens(running);
-		if (running == 0) {
-			if (failed || next == n)
-				break;
-			continue; /* the next chain takes our own slot */
-		}
-		{
-			struct pollfd pf[2] = { { sigfd, POLLIN, 0 }, { nv_drv_js.rfd, POLLIN, 0 } };
-			int want_token = nv_drv_js.active && !failed && next < n && running;
-			char buf[64];
-
-			if (poll(pf, want_token ? 2 : 1, prog.on ? 250 : -1) < 0 && errno != EINTR)
-				nv_fatal("poll:");
-			progress_show();
-			while (read(sigfd, buf, sizeof(buf)) > 0)
-				;
-		}
-	}
-	trim_tokens(0);
-	return failed ? -1 : 0;
-}
-
-int
-nv_drv_run_one(struct nv_drv_chain *c)
-{
-	if (nv_drv.keep) {
-		/* one step at a time: each writes its file before the next reads it */
-		for (size_t i = 0; i < c->n; i++) {
-			struct nv_drv_chain one = { .n = 1, .label = c->label, .src = c->src, .arch = c->arch,
-				                    .err_file = c->err_file, .quiet = c->quiet };
-
-			one.argv[0] = c->argv[i];
-			one.name[0] = c->name[i];
-			one.in[0] = c->in[i];
-			one.out[0] = c->out[i];
-			if (nv_drv_run_chains(&one, 1, 1))
-				return -1;
-		}
-		return 0;
-	}
-	return nv_drv_run_chains(c, 1, 1);
-}
-
-void
-nv_drv_time_open(void)
-{
-	struct stat st;
-	int fresh = stat(nv_drv.time_file, &st) || st.st_size == 0;
-
-	timing = fopen(nv_drv.time_file, "a");
-	if (!timing)
-		nv_fatal("cannot open -time file '%s':", nv_drv.time_file);
-	if (fresh)
-		fprintf(timing, "source file name , phase name , phase input files , phase output file , "
-		                "arch , tool, metric , unit\n");
-}
-
-static int
-run_tool(const struct nv_job *j, const char *err_file)
-{
-	struct nv_drv_chain c = { .n = 1, .label = j->label, .src = j->input ? j->input : "",
-	                          .arch = j->arch ? j->arch : "", .err_file = err_file, .quiet = err_file != NULL };
+	char *text;
+	size_t len;
 	int rc;
 
-	c.argv[0] = j->argv;
-	c.name[0] = j->label;
-	c.tool = j->says_why;
-	c.in[0] = j->input ? xstrdup(j->input) : NULL;
-	c.out[0] = j->output ? xstrdup(j->output) : NULL;
-	nv_drv_progress_start(j->input ? j->input : j->output);
-	rc = nv_drv_run_one(&c);
-	nv_drv_progress_clear();
+	if (d->fe_deps && nv_io_slurp(d->fe_deps, &text, &len))
+		return -1;
+	if (!d->fe_deps) {
+		text = nv_drv.dep_phony ? xasprintf("%s: %s\n\n%s:\n", d->dep.target, input, input)
+		                        : xasprintf("%s: %s\n", d->dep.target, input);
+		len = strlen(text);
+	}
+	rc = nv_io_write(d->dep.file, text, len, 0, 0);
+	free(text);
 	return rc;
 }
 
-int
-nv_drv_run_tool(const struct nv_job *j)
+/* The front end's chain, through the header cache's entry pch when not NULL. */
+static void
+fe_chain(const struct nv_device *d, const struct nv_pch *pch, struct nv_drv_chain *c)
 {
-	return run_tool(j, NULL);
+	*c = d->fe;
+	if (pch)
+		c->argv[0] = nv_drv_with_pch(d->fe.argv[0], d->fe_at, pch);
 }
 
-int
-nv_drv_try_tool(const struct nv_job *j, const char *err_file)
+/*
+ * The front end, through the header cache's entry when there is one: as a
+ * try, its diagnostics kept aside.  A try that fails, or that printed what
+ * a compile without the entry would print otherwise (a header named by its
+ * full path), is done again without the entry, and that compile is the one
+ * the user sees; an entry that failed where the compile without it did not
+ * is dropped.  0 or -1.
+ */
+static int
+front_end(const struct nv_job *j, struct nv_strv *paths)
 {
-	return run_tool(j, err_file);
+	const struct nv_device *d = j->dev;
+	struct nv_drv_chain c;
+	struct nv_pch pch = { 0 };
+	char *err = tmp_file(d, "pch.err");
+	const char *use = nv_drv_header_cache(d->cache, j->input, j->arch, &pch, err, paths);
+	struct stat st;
+	int rc, said;
+
+	free(err);
+	err = tmp_file(d, "fe.err");
+	fe_chain(d, use ? &pch : NULL, &c);
+	nv_strv_push(paths, err);
+	nv_drv_sig_paths(paths);
+	if (!use) {
+		free(err);
+		return nv_drv_run_one(&c);
+	}
+	c.err_file = err;
+	c.quiet = 1;
+	rc = nv_drv_run_one(&c);
+	said = stat(err, &st) == 0 && st.st_size > 0;
+	if (!rc && (!said || !nv_pch_renames(&pch))) {
+		if (said && nv_drv_copy_to_stderr(err))
+			rc = -1;
+		unlink(err);
+		if (!rc && d->deps &&
+		    nv_pch_fix_deps(&pch, d->fe_deps, j->input, nv_drv.deps == 1, nv_drv.dep_phony)) {
+			nv_error("cannot rewrite the dependency file '%s'", d->dep.file);
+			rc = -1;
+		}
+		free(err);
+		return rc;
+	}
+	unlink(err);
+	free(err);
+	fe_chain(d, NULL, &c);
+	if (!nv_drv_run_one(&c)) {
+		if (rc)
+			nv_pch_drop(&pch);
+		return 0;
+	}
+	return -1;
 }
 
-void
-nv_drv_time_close(const struct timespec *t0, int rc)
+/* Phase II in n parts, n > 1: nv-split, the parts at once, the join. */
+static int
+run_parts(const struct nv_device *d, unsigned n)
 {
-	if (!timing)
+	struct nv_drv_chain c, *cs;
+	struct nv_strv outs = { 0 };
+	int rc;
+
+	split_of(d, n, &c);
+	rc = run_chain(&c) || split_parts(d, &n);
+	cs = xcalloc(n, sizeof(*cs));
+	for (unsigned i = 0; !rc && i < n; i++) {
+		nv_strv_pushf(&outs, "%s/%s.p2.%u.bc", d->tmp, d->base, i);
+		part_of(d, i, &cs[i]);
+	}
+	for (unsigned i = 0; !rc && nv_drv.keep && i < n; i++)
+		rc = run_chain(&cs[i]); /* -keep: each step through its file, in turn */
+	if (!rc && !nv_drv.keep) {
+		for (unsigned i = 0; i < n; i++)
+			remember_remarks(&cs[i]);
+		rc = nv_drv_run_chains(cs, n, n);
+	}
+	if (!rc) {
+		join_of(d, outs.v, outs.n, &c);
+		rc = run_chain(&c);
+	}
+	free(cs);
+	nv_strv_free(&outs);
+	return rc;
+}
+
+static int
+device_chains(const struct nv_job *j)
+{
+	const struct nv_device *d = j->dev;
+	struct nv_drv_chain c;
+	struct nv_strv paths = { 0 };
+	unsigned nparts = parts_wanted();
+	int rc = 0, ndefs;
+
+	job_paths(d, nparts, &paths);
+	nv_drv_sig_paths(&paths);
+	if (d->fe.n)
+		rc = front_end(j, &paths);
+	if (!rc) {
+		c = d->p1;
+		rc = run_chain(&c);
+	}
+	if (rc || !d->p1_out)
+		goto out;
+	ndefs = count_defs(d->p1_out);
+	if (ndefs < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (nparts > (unsigned)ndefs)
+		nparts = ndefs > 0 ? (unsigned)ndefs : 1;
+	if (nparts <= 1) {
+		/* one function (or one part): no split, no join */
+		c = d->p2;
+		rc = run_chain(&c);
+	} else {
+		rc = run_parts(d, nparts);
+	}
+out:
+	if (!rc && d->deps)
+		rc = write_deps(j->input, d);
+	for (size_t i = 0; !nv_drv.keep && i < paths.n; i++)
+		unlink(paths.v[i]);
+	nv_drv_sig_paths(NULL);
+	nv_strv_free(&paths);
+	return rc;
+}
+
+/* One input to one output, as nvcc does it for each input it is given. */
+static int
+run_device(const struct nv_job *j)
+{
+	int rc;
+
+	/* the pipeline and the virtual architecture, as nvcc -v shows cicc's */
+	if (nv_drv.verbose)
+		fprintf(stderr, "#$ %s -arch compute_%s\n", nv_pipe_name(nv_drv_pipe()), j->arch + 3);
+	nv_drv_progress_start(j->input);
+	rc = device_chains(j);
+	nv_drv_progress_clear();
+	drop_empty_remarks();
+	return rc;
+}
+
+/* A DEVICE job as -dryrun prints it, after the script's preamble: its
+ * front end through the header cache's entry when one is fresh, Phase II
+ * in parts as a loop over what nv-split writes. */
+static void
+print_device(const struct nv_job *j)
+{
+	const struct nv_device *d = j->dev;
+	struct nv_drv_chain c;
+	unsigned nparts = parts_wanted();
+
+	if (d->fe.n) {
+		struct nv_pch pch = { 0 };
+		char *err = tmp_file(d, "pch.err");
+		const char *use = nv_drv_header_cache(d->cache, j->input, j->arch, &pch, err, NULL);
+
+		fe_chain(d, use ? &pch : NULL, &c);
+		nv_drv_show_chain(stdout, &c, "");
+		free(err);
+	}
+	nv_drv_show_chain(stdout, &d->p1, "");
+	if (!d->p1_out)
 		return;
-	record_driver(t0, nv_drv.output ? nv_drv.output : "");
-	if (fclose(timing) && !rc)
-		nv_fatal("cannot write -time file '%s':", nv_drv.time_file);
+	if (nparts <= 1) {
+		nv_drv_show_chain(stdout, &d->p2, "");
+		return;
+	}
+	split_of(d, nparts, &c);
+	nv_drv_show_chain(stdout, &c, "");
+	printf("for p in \"$tmp\"/%s.split.*.bc; do\n  i=${p%%.bc}; i=${i##*.}\n", d->base);
+	nv_drv_show_chain(stdout, &d->part, "  ");
+	printf("done\n");
+	nv_drv_show_chain(stdout, &d->join, "");
+}
+
+/* --- a HOST job --- */
+
+/*
+ * As the device side's front end: through the header cache's host entry
+ * as a try, again without it when the try failed or printed what a
+ * compile without it would print otherwise.
+ */
+static int
+run_host(struct nv_plan *p, const struct nv_job *j)
+{
+	struct nv_pch pch = { 0 };
+	struct nv_strv paths = { 0 };
+	struct nv_job t = *j;
+	char *stem = nv_drv_stem(j->input), *name = xasprintf("%s.host-pch.err", stem);
+	char *err = nv_plan_tmp(p, name), *said = xasprintf("%s.said", err);
+	const char *use = nv_drv_header_cache(j->cache, j->input, j->arch, &pch, err, &paths);
+	struct stat st;
+	int rc = -1, printed;
+
+	if (use) {
+		int tried;
+
+		nv_strv_push(&paths, said);
+		nv_drv_sig_paths(&paths);
+		t.argv = nv_drv_with_pch(j->argv, j->cache_at, &pch);
+		tried = nv_drv_try_tool(&t, said);
+		printed = stat(said, &st) == 0 && st.st_size > 0;
+		if (!tried && !printed)
+			rc = 0;
+		else if (!tried && !nv_pch_renames(&pch))
+			rc = nv_drv_copy_to_stderr(said);
+		unlink(said);
+		if (rc) {
+			/* again without the entry, the compile the user sees */
+			rc = nv_drv_run_tool(j);
+			if (tried && !rc)
+				nv_pch_drop(&pch);
+		}
+		for (char **a = t.argv; *a; a++)
+			free(*a);
+		free(t.argv);
+	} else {
+		rc = nv_drv_run_tool(j);
+	}
+	for (size_t i = 0; i < paths.n; i++)
+		unlink(paths.v[i]);
+	nv_drv_sig_paths(NULL);
+	nv_pch_release(&pch);
+	nv_strv_free(&paths);
+	free(said);
+	free(err);
+	free(name);
+	free(stem);
+	return rc;
+}
+
+/* --- the plan --- */
+
+/* Put a job's files in place, once it has succeeded: 0, or -1 after an error. */
+static int
+install(const struct nv_plan *p, const struct nv_job *j)
+{
+	for (size_t k = j->inst_lo; k < j->inst_hi; k++)
+		if (nv_io_install(p->installs.v[2 * k], p->installs.v[2 * k + 1]))
+			return -1;
+	return 0;
+}
+
+/* A job that adds to its output starts from the user's file (ar r). */
+static int
+seed(const struct nv_plan *p, const struct nv_job *j)
+{
+	const char *final = nv_job_final(p, j);
+	struct stat st;
+
+	if (!j->seed || final == j->output || stat(final, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return nv_io_copy(final, j->output);
+}
+
+/* The output of job j is whole, as its kind says; else an error. */
+static int
+check_output(const struct nv_plan *p, const struct nv_job *j)
+{
+	const char *what = j->check == NV_CHECK_ELF ? "an ELF file" : "a fatbin";
+	int bad = j->check == NV_CHECK_ELF ? nv_io_check_elf(j->output) : nv_io_check_fatbin(j->output);
+
+	if (j->check == NV_CHECK_NONE || !bad)
+		return 0;
+	nv_error("%s wrote '%s', which is not %s whole (truncated: is the disk full?)", j->label,
+	         nv_job_final(p, j), what);
+	return -1;
+}
+
+int
+nv_drv_run(struct nv_plan *p)
+{
+	struct nv_strv temps = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		const struct nv_job *j = &p->jobs[i];
+
+		if (p->made_tmp)
+			nv_drv_sig_dir(p->tmp);
+		if (j->temporary) {
+			nv_strv_push(&temps, j->output);
+			nv_drv_sig_temps(&temps);
+		}
+		rc = seed(p, j);
+		if (!rc)
+			rc = j->act == NV_ACT_DEVICE ? run_device(j)
+			     : j->act == NV_ACT_HOST ? run_host(p, j)
+			                             : nv_drv_run_tool(j);
+		if (!rc)
+			rc = check_output(p, j);
+		if (!rc)
+			rc = install(p, j);
+		if (rc && j->output) {
+			nv_drv_remove_output(j->output);
+			nv_drv_remove_output(nv_job_final(p, j));
+		}
+	}
+	for (size_t i = 0; !nv_drv.keep && i < temps.n; i++)
+		unlink(temps.v[i]);
+	for (size_t i = 0; !nv_drv.keep && i < p->temps.n; i++)
+		unlink(p->temps.v[i]);
+	nv_drv_sig_temps(NULL);
+	nv_strv_free(&temps);
+	/* the run's directory goes whole, whatever a tool left in it */
+	if (p->made_tmp)
+		nv_io_rm_tree(p->tmp);
+	nv_drv_sig_dir(NULL);
+	return rc;
+}
+
+/* The script's preamble once, then each job: a DEVICE job's chains, another
+ * job's command. */
+int
+nv_drv_dryrun(struct nv_plan *p)
+{
+	int tmp = 0;
+
+	printf("#!/bin/sh\n# nvcc-lite %s:", nv_pipe_name(nv_drv_pipe()));
+	for (size_t i = 0; i < nv_drv.inputs.n; i++)
+		printf(" %s", nv_drv.inputs.v[i]);
+	printf("\nset -e\nexport NVCC_LITE_CHAIN=1\n");
+	if (nv_drv.save_remarks)
+		printf("mkdir -p %s\n", nv_shell_quote(nv_drv.save_remarks));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nv_job *j = &p->jobs[i];
+
+		tmp |= j->temporary || j->inst_hi > j->inst_lo || (j->act == NV_ACT_DEVICE && j->dev->uses_tmp);
+	}
+	if (tmp && nv_drv.keep)
+		printf("tmp=%s\n", nv_shell_quote(p->tmp));
+	else if (tmp)
+		printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nv_job *j = &p->jobs[i];
+		struct stat st;
+
+		if (j->seed && nv_job_final(p, j) != j->output && !stat(nv_job_final(p, j), &st)) {
+			char *av[] = { "cp", (char *)nv_job_final(p, j), j->output, NULL };
+
+			nv_drv_print_cmd(stdout, av);
+			putchar('\n');
+		}
+		if (j->act == NV_ACT_DEVICE) {
+			print_device(j);
+		} else {
+			nv_drv_print_cmd(stdout, j->argv);
+			putchar('\n');
+		}
+		for (size_t k = j->inst_lo; k < j->inst_hi; k++) {
+			char *av[] = { "mv", "-f", p->installs.v[2 * k], p->installs.v[2 * k + 1], NULL };
+
+			nv_drv_print_cmd(stdout, av);
+			putchar('\n');
+		}
+	}
+	return nv_drv_flush_stdout();
 }

@@ -1,0 +1,19 @@
+#ifndef NV_DRIVER_HOST_H
+#define NV_DRIVER_HOST_H
+/*
+ * host: the jobs that make a source into a host object, as nvcc's do: a
+ * .cu file's device side (PTX per target, a cubin per GPU, the fatbin)
+ * and its host side compiled with the fatbin embedded; a host-only source
+ * (.cpp, .c) through the host compiler.
+ */
+#include "job.h"
+
+/* The jobs of -fatbin: src's PTX for each target, a cubin for each GPU, the fatbin in out. */
+void nv_drv_plan_fatbin(struct nv_plan *p, const char *src, char *out);
+/* The jobs of a .cu file's host object obj: the fatbin, then clang's host
+ * compile with it embedded; temporary: obj is a file of the build. */
+void nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary);
+/* The job of a host-only source (.cpp, .c): the host compiler to obj. */
+void nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int temporary);
+
+#endif
