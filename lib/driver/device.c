@@ -326,7 +326,6 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 	c->out[0] = xstrdup(p->fe_out);
 }
 
-
 static void
 phase1_chain(struct build *p, struct nv_drv_chain *c)
 {
@@ -390,30 +389,30 @@ split_chain(struct build *p, struct nv_drv_chain *c)
 	free(prefix);
 }
 
-/* nv-link -split-map joins the parts (a list, or one glob in -dryrun). */
+/* nv-link -split-map joins the parts, named by their glob (the run puts
+ * their list in its place, NV_DRV_JOIN_PARTS), and codegen. */
 static void
-join_chain(struct build *p, struct nv_drv_chain *c, char **parts, size_t n)
+join_chain(struct build *p, struct nv_drv_chain *c)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	char *prog = nv_spawn_find("nv-link", p->dir), *map = tmp_path(p, "split.map");
+	char *parts = tmp_path(p, "p2.*.bc");
 
 	if (!prog)
 		nv_fatal("cannot find nv-link beside nvcc-lite in %s", p->dir);
 	chain_init(p, c, "join and codegen");
 	nv_strv_push(av, prog);
 	nv_strv_pushf(av, "-split-map=%s", map);
-	for (size_t i = 0; i < n; i++)
-		nv_strv_push(av, parts[i]);
+	nv_strv_push(av, parts); /* NV_DRV_JOIN_PARTS */
 	add_step(c, "nv-link", av->v);
 	add_phase(p, c, NV_PHASE_CODEGEN);
 	c->argv[c->n - 1] = append(c->argv[c->n - 1], "-o", p->out);
-	c->in[0] = n == 1 ? xstrdup(parts[0]) : xasprintf("%s ...", parts[0]);
+	c->in[0] = parts;
 	c->out[c->n - 1] = xstrdup(p->out);
 	name_files(c, p->base, p->n1 + count_phase(p->pipe, NV_PHASE_2));
 	free(prog);
 	free(map);
 }
-
 
 void
 nv_drv_plan_device(struct nv_plan *pl, struct nv_job *j)
@@ -438,14 +437,13 @@ nv_drv_plan_device(struct nv_plan *pl, struct nv_job *j)
 	phase1_chain(&b, &d->p1);
 	d->p1_out = b.p1;
 	if (b.p1) {
-		char *out = tmp_path(&b, "p2." NV_DRV_NUM_MARK ".bc"), *glob = tmp_path(&b, "p2.*.bc");
+		char *out = tmp_path(&b, "p2." NV_DRV_NUM_MARK ".bc");
 
 		phase2_chain(&b, &d->p2, b.p1, b.out, 1, "phase II");
 		split_chain(&b, &d->split);
 		phase2_chain(&b, &d->part, NV_DRV_PART_MARK, out, 0, "phase II part " NV_DRV_NUM_MARK);
-		join_chain(&b, &d->join, &glob, 1);
+		join_chain(&b, &d->join);
 		free(out);
-		free(glob);
 	}
 	j->dev = d;
 }
