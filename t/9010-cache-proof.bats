@@ -202,15 +202,23 @@ for _ in range(50):
 	cp "$FIXTURES/saxpy.cu" .
 	nvcc-lite -ptx -arch=sm_90 -no-cache saxpy.cu -o plain.ptx
 	for round in 1 2 3 4; do
-		for i in 1 2 3 4 5 6 7 8; do
-			nvcc-lite -ptx -arch=sm_90 saxpy.cu -o $round.$i.ptx 2>$round.$i.err &
+		# entries there to be used, then taken away under the compiles
+		nvcc-lite -ptx -arch=sm_90 saxpy.cu -o warm.ptx
+		pids=()
+		for n in 1 2 3 4 5 6 7 8; do
+			nvcc-lite -ptx -arch=sm_90 saxpy.cu -o $round.$n.ptx 2>$round.$n.err &
+			pids+=($!)
 		done
-		sleep 0.$((round * 2))
-		rm -rf cache
+		# removed again and again while they run, whatever each is doing
+		sleep 0.0$round
+		while kill -0 "${pids[@]}" 2>/dev/null; do
+			rm -rf cache 2>/dev/null || true # (races the compiles that recreate it)
+			sleep 0.05
+		done
 		wait
-		for i in 1 2 3 4 5 6 7 8; do
-			[ ! -s $round.$i.err ] || fail "round $round, compile $i: $(cat $round.$i.err)"
-			cmp plain.ptx $round.$i.ptx
+		for n in 1 2 3 4 5 6 7 8; do
+			[ ! -s $round.$n.err ] || fail "round $round, compile $n: $(cat $round.$n.err)"
+			cmp plain.ptx $round.$n.ptx
 		done
 	done
 }

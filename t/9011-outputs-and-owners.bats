@@ -228,3 +228,18 @@ EOF
 			fail "after ${delay}s: left in the cache: $(ls cache)"
 	done
 }
+
+@test "an output on another file system than TMPDIR is copied beside it and renamed, with its mode" {
+	have_ptxas || skip "ptxas (CUDA) is not installed"
+	[ -d /dev/shm ] && [ -w /dev/shm ] || skip "no /dev/shm to put TMPDIR on another file system"
+	[ "$(stat -c %d /dev/shm)" != "$(stat -c %d .)" ] || skip "/dev/shm is this directory's file system"
+	tmp=$(mktemp -d /dev/shm/nvcc-lite-test.XXXXXX)
+	TMPDIR=$tmp nvcc-lite -arch=sm_90 k.cu main.cpp -o app
+	TMPDIR=$tmp nvcc-lite -c -arch=sm_90 k.cu -o k.o
+	[ -x app ] && ./app
+	nvcc-lite -c -arch=sm_90 k.cu -o same-fs.o
+	cmp k.o same-fs.o
+	[ -z "$(ls -A "$tmp")" ] || fail "left in TMPDIR: $(ls -A "$tmp")"
+	[ -z "$(ls -A | grep '^\.')" ] || fail "left beside the output: $(ls -A | grep '^\.')"
+	rmdir "$tmp"
+}
