@@ -340,15 +340,18 @@ nv_io_check_output(const char *path)
 	return err ? -1 : 0;
 }
 
+/*
+ * Put a file at path: one made beside it under a name no one can guess,
+ * filled by fill(arg, fd), given mode and renamed into place; nothing is
+ * left behind on failure.  0 or -1 (reported).
+ */
 static int
-write_atomic(const char *path, const void *data, size_t len)
+put_beside(const char *path, mode_t mode, int (*fill)(const void *, int), const void *arg)
 {
 	const char *slash = strrchr(path, '/');
 	char *tmp;
 	int fd, ok;
-	mode_t um = umask(0);
 
-	umask(um);
 	if (slash)
 		tmp = xasprintf("%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
 	else
@@ -360,8 +363,7 @@ write_atomic(const char *path, const void *data, size_t len)
 		return -1;
 	}
 	nv_register_output(tmp);
-	ok = write_all(fd, data, len) == 0;
-	ok = ok && fchmod(fd, 0666 & ~um) == 0;
+	ok = fill(arg, fd) == 0 && fchmod(fd, mode) == 0;
 	ok = (close(fd) == 0) && ok;
 	if (!ok || rename(tmp, path)) {
 		nv_error("cannot write output '%s':", path);
@@ -371,6 +373,29 @@ write_atomic(const char *path, const void *data, size_t len)
 	nv_forget_output(tmp);
 	free(tmp);
 	return ok ? 0 : -1;
+}
+
+struct bytes {
+	const void *data;
+	size_t len;
+};
+
+static int
+fill_bytes(const void *arg, int fd)
+{
+	const struct bytes *b = arg;
+
+	return write_all(fd, b->data, b->len);
+}
+
+static int
+write_atomic(const char *path, const void *data, size_t len)
+{
+	struct bytes b = { data, len };
+	mode_t um = umask(0);
+
+	umask(um);
+	return put_beside(path, 0666 & ~um, fill_bytes, &b);
 }
 
 int
@@ -497,45 +522,28 @@ nv_io_copy(const char *from, const char *to)
 	return 0;
 }
 
+static int
+fill_copy(const void *arg, int fd)
+{
+	return copy_into(arg, fd);
+}
+
 int
 nv_io_install(const char *from, const char *to)
 {
-	const char *slash = strrchr(to, '/');
 	struct stat st;
-	char *tmp;
-	int fd, ok;
 
 	if (rename(from, to) == 0)
 		return 0;
-	if (errno != EXDEV) {
+	if (errno != EXDEV || stat(from, &st)) {
 		nv_error("cannot write output '%s':", to);
 		return -1;
 	}
-	/* another file system: a copy beside to, under a name no one can
-	 * guess, with from's mode, renamed into place */
-	if (slash)
-		tmp = xasprintf("%.*s/.%s.XXXXXX", (int)(slash - to), to, slash + 1);
-	else
-		tmp = xasprintf(".%s.XXXXXX", to);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		nv_error("cannot write output '%s':", to);
-		free(tmp);
+	/* another file system: a copy with from's mode, put beside to */
+	if (put_beside(to, st.st_mode & 07777, fill_copy, from))
 		return -1;
-	}
-	nv_register_output(tmp);
-	ok = stat(from, &st) == 0 && copy_into(from, fd) == 0 && fchmod(fd, st.st_mode & 07777) == 0;
-	ok = close(fd) == 0 && ok;
-	if (!ok || rename(tmp, to)) {
-		nv_error("cannot write output '%s':", to);
-		unlink(tmp);
-		ok = 0;
-	}
-	nv_forget_output(tmp);
-	free(tmp);
-	if (ok)
-		unlink(from);
-	return ok ? 0 : -1;
+	unlink(from);
+	return 0;
 }
 
 /* Up to len bytes of path from offset off into buf: the count, or -1. */
