@@ -38,7 +38,7 @@ main(int argc, char **argv)
 		if (nv_drv.help)
 			nv_drv_help();
 		else if (nv_drv.version)
-			printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
+			nv_drv_print_version(NV_VERSION);
 		else
 			nv_drv_list_knobs();
 		return nv_drv_flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;

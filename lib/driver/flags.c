@@ -354,6 +354,25 @@ static const struct flag flags[] = {
 	{ NULL, NULL, FLAG, NULL, NULL, NULL },
 };
 
+/*
+ * --version: nvcc-lite's own line, then nvcc's two lines for the CUDA it
+ * compiles against: build tools name the compiler from them (CMake's
+ * "nvcc: NVIDIA (R) Cuda compiler driver" and "V13.0.88", the toolkit's
+ * version; ccache's and sccache's nvcc support key on the release).
+ */
+void
+nv_drv_print_version(const char *own)
+{
+	printf("nvcc-lite %s (LLVM 22 NVPTX)\n", own);
+	if (nv_cuda_find(&nv_drv_cuda))
+		return;
+	nv_cuda_nvcc_version(&nv_drv_cuda);
+	printf("nvcc: NVIDIA (R) Cuda compiler driver, as nvcc-lite takes its command lines\n"
+	       "Cuda compilation tools, release %d.%d, V%d.%d.%d (%s)\n",
+	       nv_drv_cuda.nvcc[0], nv_drv_cuda.nvcc[1], nv_drv_cuda.nvcc[0], nv_drv_cuda.nvcc[1],
+	       nv_drv_cuda.nvcc[2], nv_drv_cuda.root);
+}
+
 void
 nv_drv_help(void)
 {
@@ -683,11 +702,29 @@ show_cuda(void)
 
 	if (!nv_drv_cuda.incs.n)
 		nv_cuda_read_profile(&nv_drv_cuda);
-	fprintf(stderr, "#$ TOP=%s\n#$ NVVMIR_LIBRARY_DIR=%s/nvvm/libdevice\n#$ INCLUDES=", nv_drv_cuda.root,
+	fprintf(stderr, "#$ TOP=%s\n#$ NVVMIR_LIBRARY_DIR=%s/nvvm/libdevice\n", nv_drv_cuda.root,
 	        nv_drv_cuda.root);
-	for (size_t i = 0; i < nv_drv_cuda.incs.n; i++)
-		fprintf(stderr, "%s%s", i ? " " : "", nv_shell_quote(nv_drv_cuda.incs.v[i]));
-	fprintf(stderr, "\n#$ LIBRARIES=%s", nv_shell_quote(xasprintf("-L%s/stubs", lib)));
+	/* the -I directories, then the -isystem ones, each on nvcc's line
+	 * (CMake takes every word of INCLUDES for a directory) */
+	for (int sys = 0; sys < 2; sys++) {
+		const char *sep = "";
+
+		fprintf(stderr, "#$ %sINCLUDES=", sys ? "SYSTEM_" : "");
+		for (size_t i = 0; i < nv_drv_cuda.incs.n; i++) {
+			const char *w = nv_drv_cuda.incs.v[i];
+			int is_sys = !strcmp(w, "-isystem") && i + 1 < nv_drv_cuda.incs.n;
+
+			if (is_sys == sys)
+				fprintf(stderr, "%s%s", sep, nv_shell_quote(w));
+			if (is_sys && sys)
+				fprintf(stderr, " %s", nv_shell_quote(nv_drv_cuda.incs.v[i + 1]));
+			if (is_sys == sys)
+				sep = " ";
+			i += is_sys;
+		}
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "#$ LIBRARIES=%s", nv_shell_quote(xasprintf("-L%s/stubs", lib)));
 	fprintf(stderr, " %s\n", nv_shell_quote(xasprintf("-L%s", lib)));
 	free(lib);
 }

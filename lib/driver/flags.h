@@ -76,6 +76,7 @@ extern int nv_drv_have_cuda;
 void nv_drv_parse(int argc, char **argv);
 /* Print --help: the flag table. */
 void nv_drv_help(void);
+void nv_drv_print_version(const char *own);
 /* -list-knobs: every knob, a line each. */
 void nv_drv_list_knobs(void);
 /* After parsing: -arch=native and the like resolved, -use_fast_math's and
