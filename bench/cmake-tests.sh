@@ -41,15 +41,14 @@ mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 
 # "Cuda.Complex Tests/Cuda/Complex CudaComplex": the name, the source, the
-# command, from add_cuda_test_macro(NAME DIR/COMMAND) and add_test(NAME ...)
+# command (a program, perhaps in a directory of the build: main/Prog), from
+# add_cuda_test_macro(NAME COMMAND) and add_test(NAME ...)
 tests() {
 	for suite in Cuda CudaOnly; do
 		sed -n 's/^ *add_cuda_test_macro(\([^ ]*\) \([^ )]*\)).*/\1 \2/p; s/^add_test(NAME \([^ ]*\) COMMAND.*/\1 -ctest-/p' \
 			"$src/Tests/$suite/CMakeLists.txt" |
 		while read -r name cmd; do
-			dir=${name#*.}
-			case $cmd in */*) dir=$dir/${cmd%/*}; cmd=${cmd##*/} ;; esac
-			echo "$name $src/Tests/$suite/$dir $cmd"
+			echo "$name $src/Tests/$suite/${name#*.} $cmd"
 		done
 	done
 }
@@ -72,7 +71,7 @@ tests | sort -u | while read -r name dir cmd; do
 		if [ "$cmd" = -ctest- ]; then
 			r=$(cd "$b" && step "$log" ctest --output-on-failure)
 		else
-			exe=$(find "$b" -type f -name "$cmd" -perm -u+x | head -1)
+			exe=$(find "$b" -type f -path "*/$cmd" -perm -u+x | head -1)
 			if [ -n "$exe" ]; then r=$(cd "$(dirname "$exe")" && step "$log" "$exe"); else r=fail; echo "no program $cmd" >> "$log"; fi
 		fi
 	fi
