@@ -124,6 +124,12 @@ expect() {
 	run --separate-stderr nvcc-lite -E -x cu k.cu -Xcompiler=-P
 	assert_success
 	! grep -q '^# ' <<<"$output" || fail "-Xcompiler=-P: line markers in -E"
+	# what sccache runs for -MD and -MMD: -M and -MM, to -MF's file
+	nvcc-lite -M -MF k.d -MT k.o -x cu -arch=sm_90 k.cu
+	grep -q '^k.o:.* dev.cuh' <(tr -d '\\\n' <k.d) || fail "-M -MF: $(cat k.d)"
+	grep -q '/usr/include' k.d
+	nvcc-lite -MM -MF k.d -MT k.o -x cu -arch=sm_90 k.cu
+	assert_equal "$(cat k.d)" "k.o: k.cu dev.cuh"
 }
 
 @test "ccache remote storage (file: and redis:): a second clean checkout elsewhere hits, a device-only edit misses" {
@@ -194,6 +200,13 @@ scc() {
 	same_as_plain
 	comment_h; scc; expect 3 3
 	same_as_plain
+	# -MMD: sccache asks for the dependencies with -MM, then hits with them
+	rm -f k.d
+	for _ in 1 2; do
+		run --separate-stderr sccache nvcc-lite -c -MMD -arch=sm_90 k.cu -o k.o
+		assert_success
+		grep -q 'dev.cuh' k.d || fail "no dev.cuh in k.d: $(cat k.d)"
+	done
 }
 
 # second_checkout: a clean checkout b elsewhere, built by a fresh server

@@ -52,7 +52,8 @@ static void set_dc(const char *v) { (void)v; set_out(NV_OUT_OBJ); nv_drv.rdc = 1
 static void set_dlink(const char *v) { (void)v; set_out(NV_OUT_DLINK); }
 static void set_lib(const char *v) { (void)v; set_out(NV_OUT_LIB); }
 static void set_link(const char *v) { (void)v; set_out(NV_OUT_EXE); }
-static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); }
+static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); nv_drv.deps_nonsys = 0; }
+static void set_deps_only_nonsys(const char *v) { (void)v; set_out(NV_OUT_DEPS); nv_drv.deps_nonsys = 1; }
 static void set_preproc(const char *v) { (void)v; set_out(NV_OUT_PREPROC); }
 static void set_run(const char *v) { (void)v; set_out(NV_OUT_EXE); nv_drv.run = 1; }
 
@@ -291,6 +292,7 @@ static const struct flag flags[] = {
 	{ "-run", "--run", FLAG, NULL, "link a program and run it (with -run-args)", set_run },
 	{ "-run-args", "--run-args", VALUE, "ARG,...", "the arguments of the program -run runs", add_run_args },
 	{ "-M", "--generate-dependencies", FLAG, NULL, "write make's dependencies of each source (to stdout, or -MF FILE or -o FILE) and nothing else", set_deps_only },
+	{ "-MM", "--generate-nonsystem-dependencies", FLAG, NULL, "-M without system headers (what sccache runs for -MMD)", set_deps_only_nonsys },
 	{ "-emit-llvm", NULL, FLAG, NULL, "write the optimized LLVM bitcode instead of PTX", set_llvm },
 	{ "-I", "--include-path", JOINED_OR_VALUE, "DIR", "add DIR to the include search path", add_I },
 	{ "-D", "--define-macro", JOINED_OR_VALUE, "NAME[=V]", "define a preprocessor macro", add_D },

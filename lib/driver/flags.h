@@ -38,6 +38,7 @@ struct nv_drv_opts {
 	const char *time_file;
 	int olevel, fc, verbose, dryrun, keep, lineinfo, help, version, list_knobs, print_pipeline;
 	int deps, dep_phony; /* -MD (1) or -MMD (2); -MP */
+	int deps_nonsys;     /* -MM: -M without system headers */
 	int ftz, prec_div, prec_sqrt, fmad, fast_math; /* -1: not given */
 	int jobserver, no_cache;
 	int forward_unknown;    /* -forward-unknown-to-host-compiler: unknown flags go to the host side */

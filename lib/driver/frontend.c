@@ -322,7 +322,7 @@ nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char 
 {
 	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
 
-	nv_strv_push(av, "-M");
+	nv_strv_push(av, nv_drv.deps_nonsys ? "-MM" : "-M");
 	nv_strv_push(av, "-MT");
 	nv_strv_push(av, target);
 	nv_strv_push(av, src);

@@ -194,7 +194,7 @@ nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, enum nv_hos
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 
 	nv_strv_push(av, nv_drv_host_cc(c));
-	nv_strv_push(av, host_whats[what].flag);
+	nv_strv_push(av, what == NV_HOST_DEPS && nv_drv.deps_nonsys ? "-MM" : host_whats[what].flag);
 	if (nv_drv.lang) {
 		/* -x c++ test.cu: the host compiler is told too */
 		nv_strv_push(av, "-x");
