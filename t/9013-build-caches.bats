@@ -40,6 +40,7 @@ setup() {
 			a[0] = 0;
 		#endif
 		}
+		int host_scale() { return DEV_SCALE; }
 	EOF
 	# the edits: one line each, so no line number moves
 	comment_cu() { sed -i 's/the kernel: scale/the kernel: times/' k.cu; }
@@ -108,6 +109,22 @@ expect() {
 	! cmp -s k.o old.o || fail "a device-only edit in dev.cuh gave the old object"
 	same_as_plain
 	comment_h; ccc; expect 3 3
+	same_as_plain
+}
+
+@test "ccache's depend mode with -MD: an edit of host code alone misses too (-E, as nvcc's, shows none)" {
+	command -v ccache >/dev/null || skip "ccache is not installed"
+	ccache_env "$PWD/cc"
+	export CCACHE_DEPEND=1
+	LITE_C=(nvcc-lite -c -MD -arch=sm_90 k.cu -o k.o)
+	cd a
+	ccc; expect 0 1
+	ccc; expect 1 1
+	grep -q dev.cuh k.d
+	cp k.o old.o
+	sed -i 's/SCALE 1$/SCALE 2/' dev.cuh
+	ccc; expect 1 2
+	! cmp -s k.o old.o || fail "a host-only edit in dev.cuh gave the old object"
 	same_as_plain
 }
 
