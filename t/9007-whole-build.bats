@@ -392,12 +392,15 @@ need_cuda() {
 	assert_equal "$stderr" "nvcc-lite: error: failing failed with exit status 3"
 }
 
-@test "-E writes the host side of a source preprocessed, CUDA's runtime header included" {
+@test "-E writes the device side of a source preprocessed, as nvcc -E, CUDA's runtime header included" {
 	need_cuda
+	printf '#ifdef __CUDA_ARCH__\nint arch = __CUDA_ARCH__;\n#else\nint host_side;\n#endif\n' >>k.cu
 	run --separate-stderr nvcc-lite -E -arch=sm_90 k.cu -o k.ii
 	assert_success
 	grep -q 'int main()' k.ii
 	grep -q 'cudaLaunchKernel' k.ii
+	grep -q '^int arch = 900;' k.ii
+	! grep -q host_side k.ii
 	assert_file_not_exists a.out
 }
 

@@ -52,7 +52,8 @@ static void set_dc(const char *v) { (void)v; set_out(NV_OUT_OBJ); nv_drv.rdc = 1
 static void set_dlink(const char *v) { (void)v; set_out(NV_OUT_DLINK); }
 static void set_lib(const char *v) { (void)v; set_out(NV_OUT_LIB); }
 static void set_link(const char *v) { (void)v; set_out(NV_OUT_EXE); }
-static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); }
+static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); nv_drv.deps_nonsys = 0; }
+static void set_deps_only_nonsys(const char *v) { (void)v; set_out(NV_OUT_DEPS); nv_drv.deps_nonsys = 1; }
 static void set_preproc(const char *v) { (void)v; set_out(NV_OUT_PREPROC); }
 static void set_run(const char *v) { (void)v; set_out(NV_OUT_EXE); nv_drv.run = 1; }
 
@@ -147,12 +148,13 @@ set_std(const char *v)
 	               "c++17 or c++20", v);
 }
 
+/* -x: nvcc's languages; c and c++ go to the host compiler alone. */
 static void
 set_lang(const char *v)
 {
-	if (strcmp(v, "cu"))
-		nv_usage_error("-x %s: nvcc-lite compiles CUDA device code, so only -x cu", v);
-	nv_drv.lang_cu = 1;
+	if (strcmp(v, "cu") && strcmp(v, "c++") && strcmp(v, "c"))
+		nv_usage_error("value '%s' is not defined for option 'x': expected c, c++ or cu", v);
+	nv_drv.lang = v;
 }
 
 /* nvcc's -Werror kinds; the ones with a clang warning group map to it. */
@@ -286,10 +288,11 @@ static const struct flag flags[] = {
 	{ "-dlink", "--device-link", FLAG, NULL, "device-link -dc objects (nvlink) into one host object (default a_dlink.o)", set_dlink },
 	{ "-lib", "--lib", FLAG, NULL, "write a static library of the objects (default a.a)", set_lib },
 	{ "-link", "--link", FLAG, NULL, "link a program (the default; a.out unless -o)", set_link },
-	{ "-E", "--preprocess", FLAG, NULL, "write each source's host side preprocessed (to stdout, or -o FILE)", set_preproc },
+	{ "-E", "--preprocess", FLAG, NULL, "write each source preprocessed, as nvcc: a CUDA source's device side for the first GPU (__CUDA_ARCH__ defined), a .c or .cpp file's by the host compiler (to stdout, or -o FILE)", set_preproc },
 	{ "-run", "--run", FLAG, NULL, "link a program and run it (with -run-args)", set_run },
 	{ "-run-args", "--run-args", VALUE, "ARG,...", "the arguments of the program -run runs", add_run_args },
-	{ "-M", "--generate-dependencies", FLAG, NULL, "write make's dependencies of each source (to stdout, or -o FILE) and nothing else", set_deps_only },
+	{ "-M", "--generate-dependencies", FLAG, NULL, "write make's dependencies of each source (to stdout, or -MF FILE or -o FILE) and nothing else", set_deps_only },
+	{ "-MM", "--generate-nonsystem-dependencies", FLAG, NULL, "-M without system headers (what sccache runs for -MMD)", set_deps_only_nonsys },
 	{ "-emit-llvm", NULL, FLAG, NULL, "write the optimized LLVM bitcode instead of PTX", set_llvm },
 	{ "-I", "--include-path", JOINED_OR_VALUE, "DIR", "add DIR to the include search path", add_I },
 	{ "-D", "--define-macro", JOINED_OR_VALUE, "NAME[=V]", "define a preprocessor macro", add_D },
@@ -302,7 +305,7 @@ static const struct flag flags[] = {
 	{ "-fmad", "--fmad", VALUE, "true|false", "contract multiply-add into fma (default true)", set_fmad },
 	{ "-use_fast_math", "--use_fast_math", FLAG, NULL, "-ftz=true -prec-div=false -prec-sqrt=false -fmad=true, fast transcendentals", set_fast_math },
 	{ "-std", "--std", VALUE, "c++NN", "the C++ dialect: c++03, c++11, c++14, c++17 (the default) or c++20", set_std },
-	{ "-x", "--x", VALUE, "cu", "treat the inputs as CUDA sources whatever their extension", set_lang },
+	{ "-x", "--x", VALUE, "c|c++|cu", "the language of the sources whatever their extension: cu (CUDA), c or c++ (the host compiler alone)", set_lang },
 	{ "-G", "--device-debug", FLAG, NULL, "device debug information; the device code is not optimized (nvopt<O0>)", set_device_debug },
 	{ "-g", "--debug", FLAG, NULL, "host debug information: kept for the host compiler, no effect on device code", set_host_debug },
 	{ "-rdc", "--relocatable-device-code", VALUE, "true|false", "relocatable device code: no whole-program mode, extern device functions and variables, kernels launching kernels (default false)", set_rdc },
