@@ -501,8 +501,8 @@ const_diff(LLVMValueRef b, LLVMValueRef s, unsigned depth, uint64_t *d)
 	return 1;
 }
 
-enum nv_trip_kind
-nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
+static enum nv_trip_kind
+count_exit(const struct nv_loops *ls, unsigned l, struct nv_trip *t, int latch_exit)
 {
 	const struct nv_cfg *g = ls->cfg;
 	const struct nv_loop *lp = &ls->v[l];
@@ -516,10 +516,18 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 	t->multiple = 1;
 	if (lp->nlatches != 1)
 		return unknown(t, "more than one latch");
-	if (lp->nexiting != 1)
-		return unknown(t, "more than one exiting block");
 	latch = lp->latches[0];
 	e = t->exiting = lp->exiting[0];
+	if (lp->nexiting != 1) {
+		unsigned k = 0;
+
+		while (k < lp->nexiting && lp->exiting[k] != latch)
+			k++;
+		if (!latch_exit || k == lp->nexiting)
+			return unknown(t, "more than one exiting block");
+		e = t->exiting = latch;
+		t->side_exits = lp->nexiting - 1;
+	}
 	if (e != latch && e != lp->header)
 		return unknown(t, "the exit is neither in the header nor in the latch");
 	term = LLVMGetBasicBlockTerminator(g->bb[e]);
@@ -658,4 +666,21 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 		bound_max(t, next, s0);
 	}
 	return t->kind = NV_TRIP_SYMBOLIC;
+}
+
+enum nv_trip_kind
+nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
+{
+	return count_exit(ls, l, t, 0);
+}
+
+enum nv_trip_kind
+nv_trip_count_latch(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
+{
+	if (count_exit(ls, l, t, 1) != NV_TRIP_CONST && t->side_exits) {
+		memset(t, 0, sizeof(*t));
+		t->multiple = 1;
+		return unknown(t, "more than one exiting block, and no constant count at the latch");
+	}
+	return t->kind;
 }

@@ -118,6 +118,7 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->waterfall = (int)nv_knob_int(NV_KNOB_WATERFALL_UNROLLING_FORCE_EPILOGUE);
 	up->epilog = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_EPILOG);
 	up->seal_rolled = cfg->name == 'D' && nv_knob_int(NV_KNOB_UNROLL_SEAL_ROLLED);
+	up->multi_exit = (int)nv_knob_int(NV_KNOB_UNROLL_MULTI_EXIT);
 }
 
 /* What the decision needs to know about one loop. */
@@ -127,6 +128,7 @@ struct facts {
 	uint64_t max_tc;     /* a maximum trip count when tc is unknown, else 0 */
 	uint64_t multiple;   /* the trip count is a multiple of this */
 	uint64_t est_tc;     /* from branch weights, 0 if none */
+	unsigned side_exits; /* exiting blocks besides the latch, tc counted at the latch */
 	unsigned body;
 	int innermost, simplified, convergent, calls;
 	uint64_t array;      /* elements of the largest local array accessed, 0 if none */
@@ -409,9 +411,11 @@ gather(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up,
 	f->simplified = nv_loop_is_simplified(ls, l);
 	f->body = nv_cost_loop(ls, l);
 	f->multiple = 1;
-	if (nv_trip_count(ls, l, &f->trip) == NV_TRIP_CONST && f->trip.btc < UINT32_MAX) {
+	if ((up->multi_exit ? nv_trip_count_latch(ls, l, &f->trip) : nv_trip_count(ls, l, &f->trip)) ==
+	            NV_TRIP_CONST && f->trip.btc < UINT32_MAX) {
 		f->tc = f->trip.btc + 1;
 		f->multiple = f->tc;
+		f->side_exits = f->trip.side_exits;
 	} else {
 		if (f->trip.kind != NV_TRIP_UNKNOWN && f->trip.has_max && f->trip.max_btc < UINT32_MAX)
 			f->max_tc = f->trip.max_btc + 1;
@@ -777,7 +781,8 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
                    struct nv_unroll_decision *d)
 {
 	uint64_t c = (uint64_t)f->pragma_count, budget = (uint64_t)mult * up->pragma_threshold;
-	int no_rem = !up->allow_remainder || f->convergent;
+	/* LLVM makes no remainder for a loop with exits besides its latch */
+	int no_rem = !up->allow_remainder || f->convergent || f->side_exits;
 
 	if (f->pragma_count <= 0) {
 		NOTE(f, "level 2: loop %s has no #pragma unroll N", f->label);
@@ -797,7 +802,8 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 		nv_remark_loc(NV_REMARK_MISSED, PASS, "RemainderNotAllowed", f->at, &f->loc,
 		          "loop %s: #pragma unroll %llu: remainder loops not allowed (%s), trip multiple %llu",
 		          f->label, (unsigned long long)c,
-		          f->convergent ? "convergent calls in the loop" : "unroll-allow-remainder=0",
+		          f->convergent ? "convergent calls in the loop"
+		          : f->side_exits ? "exits besides the latch" : "unroll-allow-remainder=0",
 		          (unsigned long long)f->multiple);
 		while (c > 1 && f->multiple % c)
 			c--;
@@ -1002,7 +1008,7 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		c = up->count;
 		while (c > 1 && (unrolled_size(f->body, c) > budget || c >= f->tc))
 			c >>= 1;
-		if (c > 1 && f->tc % c && (!up->allow_remainder || f->convergent))
+		if (c > 1 && f->tc % c && (!up->allow_remainder || f->convergent || f->side_exits))
 			c = 1;
 	}
 	if (c <= 1) {
@@ -1088,6 +1094,11 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		     f->label);
 		return 0;
 	}
+	if (f->side_exits) {
+		NOTE(f, "level 6: loop %s: no remainder loop for a loop with exits besides its latch",
+		     f->label);
+		return 0;
+	}
 	if (!up->allow_remainder) {
 		NOTE(f, "level 6: loop %s: remainder loops not allowed", f->label);
 		return 0;
@@ -1134,7 +1145,7 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 		return 1;
 	}
 	if (up->runtime && up->allow_remainder && !f->runtime_disabled && f->trip.kind != NV_TRIP_UNKNOWN &&
-	    !uncounted_by_cicc(f)) {
+	    !f->side_exits && !uncounted_by_cicc(f)) {
 		decide(d, NV_UNROLL_RUNTIME, 7, 2, "small function (size %u < %u)", fnsize,
 		       up->small_function);
 		d->epilog = wants_epilog(up, f);
@@ -1169,6 +1180,10 @@ cascade(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up
 	} else {
 		NOTE(f, "level 1: loop %s accesses no local array: budgets x1", f->label);
 	}
+	if (f->side_exits)
+		NOTE(f, "loop %s: %u exit%s besides the latch; counted at the latch: at most %llu "
+		     "iterations, the other exits kept as branches (nv-unroll-multi-exit)", f->label,
+		     f->side_exits, f->side_exits == 1 ? "" : "s", (unsigned long long)f->tc);
 	if (level_pragma_count(up, f, mult, d) || level_full(ls, l, up, f, mult, d) ||
 	    level_peel(ls, l, up, f, mult, d) || level_partial(up, f, d) || level_runtime(up, f, d) ||
 	    level_small_function(up, f, fnsize, mult, d))
