@@ -144,6 +144,53 @@ barriers() {
 	assert_equal "$(frame "$ptx")" "$(have_ptxas && echo 0 || echo skip)"
 }
 
+@test "a #pragma unroll loop whose early break is merged into its latch's test is unrolled fully (cicc: 20 loads)" {
+	# a small body: simplifycfg makes one exit of the break and the latch's
+	# test, (v < 0) | (i + 1 == 20), which only the IV's half counts
+	cat >"$BATS_TEST_TMPDIR/merged.cu" <<-'CU'
+	__global__ void merged(int *out, const int *in) {
+	  int t = threadIdx.x, s = 0;
+	#pragma unroll
+	  for (int i = 0; i < 20; ++i) {
+	    int v = in[i * 128 + t];
+	    if (v < 0) return;
+	    s += v * v;
+	  }
+	  out[t] = s;
+	}
+	CU
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+		"$BATS_TEST_TMPDIR/merged.cu" -o "$BATS_TEST_TMPDIR/merged.ptx"
+	assert_success
+	grep -q "completely unrolled to its maximum trip count with count 20 (level 3: trip count of at most 20, .*counted at the latch, 1 other exit kept" \
+		<<<"$stderr" || fail "$stderr"
+	assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/merged.ptx")" 20
+	if have_ptxas; then
+		"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/merged.ptx" -o /dev/null
+	fi
+}
+
+@test "a #pragma unroll 3 loop with a merged break keeps its remainder loop (cicc too)" {
+	# one exiting block to LLVM: the runtime remainder is allowed
+	cat >"$BATS_TEST_TMPDIR/by3.cu" <<-'CU'
+	__global__ void by3(int *out, const int *in) {
+	  int t = threadIdx.x, s = 0;
+	#pragma unroll 3
+	  for (int i = 0; i < 8; ++i) {
+	    int v = in[i * 128 + t];
+	    if (v < 0) break;
+	    s += v * v;
+	  }
+	  out[t] = s;
+	}
+	CU
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+		"$BATS_TEST_TMPDIR/by3.cu" -o "$BATS_TEST_TMPDIR/by3.ptx"
+	assert_success
+	grep -q "unrolled with an epilog remainder by a factor of 3" <<<"$stderr" || fail "$stderr"
+	assert_equal "$(count 'ld.global' "$BATS_TEST_TMPDIR/by3.ptx")" 3
+}
+
 @test "-nv-unroll-multi-exit=0 leaves a loop with a second exit uncounted and rolled" {
 	barriers off
 	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -nv-unroll-multi-exit=0 \

@@ -128,7 +128,8 @@ struct facts {
 	uint64_t max_tc;     /* a maximum trip count when tc is unknown, else 0 */
 	uint64_t multiple;   /* the trip count is a multiple of this */
 	uint64_t est_tc;     /* from branch weights, 0 if none */
-	unsigned side_exits; /* exiting blocks besides the latch, tc counted at the latch */
+	unsigned side_exits; /* exits besides the latch's, tc (max_tc if merged) counted at the latch */
+	int merged;          /* a side exit is or'ed into the latch's test: LLVM sees max_tc only */
 	unsigned body;
 	int innermost, simplified, convergent, calls;
 	uint64_t array;      /* elements of the largest local array accessed, 0 if none */
@@ -416,6 +417,12 @@ gather(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up,
 		f->tc = f->trip.btc + 1;
 		f->multiple = f->tc;
 		f->side_exits = f->trip.side_exits;
+		if (f->trip.merged) {
+			f->max_tc = f->tc;
+			f->tc = 0;
+			f->multiple = 1;
+			f->merged = 1;
+		}
 	} else {
 		if (f->trip.kind != NV_TRIP_UNKNOWN && f->trip.has_max && f->trip.max_btc < UINT32_MAX)
 			f->max_tc = f->trip.max_btc + 1;
@@ -781,8 +788,9 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
                    struct nv_unroll_decision *d)
 {
 	uint64_t c = (uint64_t)f->pragma_count, budget = (uint64_t)mult * up->pragma_threshold;
-	/* LLVM makes no remainder for a loop with exits besides its latch */
-	int no_rem = !up->allow_remainder || f->convergent || f->side_exits;
+	/* LLVM makes no remainder for a loop with exits besides its latch (one
+	 * merged into the latch's test is no other exit to it) */
+	int no_rem = !up->allow_remainder || f->convergent || (f->side_exits && !f->merged);
 
 	if (f->pragma_count <= 0) {
 		NOTE(f, "level 2: loop %s has no #pragma unroll N", f->label);
@@ -796,6 +804,12 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 		decide(d, NV_UNROLL_FULL, 2, f->tc,
 		       "#pragma unroll %llu covers all %llu iterations", (unsigned long long)c,
 		       (unsigned long long)f->tc);
+		return 1;
+	}
+	if (f->merged && c >= f->max_tc && unrolled_size(f->body, f->max_tc) <= budget) {
+		decide(d, NV_UNROLL_UPPER, 2, f->max_tc,
+		       "#pragma unroll %llu covers all %llu iterations at most", (unsigned long long)c,
+		       (unsigned long long)f->max_tc);
 		return 1;
 	}
 	if (f->multiple % c && no_rem) {
@@ -877,10 +891,17 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
 	if (f->max_tc) {
 		unsigned limit = pragma ? up->max_pragma_upper_bound : up->upper_bound ? up->max_upper_bound : 0;
 
+		/* a count at the latch with a side exit merged into its test is
+		 * a constant trip count to cicc, whose IR keeps the two exits
+		 * apart: the same gates, carried out as an upper-bound unroll */
+		if (f->merged)
+			limit = pragma ? UINT32_MAX : up->full_max_count;
+
 		size = unrolled_size(f->body, f->max_tc);
 		if (f->max_tc <= limit && size <= budget) {
 			decide(d, NV_UNROLL_UPPER, 3, f->max_tc,
-			       "unknown trip count of at most %llu, size %llu within %llu",
+			       "%strip count of at most %llu, size %llu within %llu",
+			       f->merged ? "" : "unknown ",
 			       (unsigned long long)f->max_tc, (unsigned long long)size,
 			       (unsigned long long)budget);
 			return 1;
@@ -1181,13 +1202,19 @@ cascade(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up
 		NOTE(f, "level 1: loop %s accesses no local array: budgets x1", f->label);
 	}
 	if (f->side_exits)
-		NOTE(f, "loop %s: %u exit%s besides the latch; counted at the latch: at most %llu "
+		NOTE(f, "loop %s: %u exit%s besides the latch%s; counted at the latch: at most %llu "
 		     "iterations, the other exits kept as branches (nv-unroll-multi-exit)", f->label,
-		     f->side_exits, f->side_exits == 1 ? "" : "s", (unsigned long long)f->tc);
+		     f->side_exits, f->side_exits == 1 ? "" : "s", f->merged ? ", one in its test" : "",
+		     (unsigned long long)(f->tc ? f->tc : f->max_tc));
 	if (level_pragma_count(up, f, mult, d) || level_full(ls, l, up, f, mult, d) ||
 	    level_peel(ls, l, up, f, mult, d) || level_partial(up, f, d) || level_runtime(up, f, d) ||
-	    level_small_function(up, f, fnsize, mult, d))
+	    level_small_function(up, f, fnsize, mult, d)) {
+		if (f->side_exits)
+			snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
+			         "; counted at the latch, %u other exit%s kept", f->side_exits,
+			         f->side_exits == 1 ? "" : "s");
 		return;
+	}
 	decide_none(d, 6, "no level of the cascade found a profitable factor (body size %u)", f->body);
 	/* The last word on a loop whose trip count is known, so whose full
 	 * unroll was over the budget, and that no unroll or vectorizer has
