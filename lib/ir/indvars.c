@@ -689,6 +689,8 @@ count_exit(const struct nv_loops *ls, unsigned l, struct nv_trip *t, int latch_e
 	t->multiple = 1;
 	if (lp->nlatches != 1)
 		return unknown(t, "more than one latch");
+	if (!lp->nexiting)
+		return unknown(t, "no exiting block");
 	latch = lp->latches[0];
 	e = t->exiting = lp->exiting[0];
 	if (lp->nexiting != 1) {
