@@ -906,8 +906,9 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
 			       (unsigned long long)budget);
 			return 1;
 		}
-		NOTE(f, "level 3: loop %s: trip count unknown, at most %llu (upper-bound limit %u, size %llu, budget %llu)",
-		     f->label, (unsigned long long)f->max_tc, limit, (unsigned long long)size,
+		NOTE(f, "level 3: loop %s: %s, at most %llu (upper-bound limit %u, size %llu, budget %llu)",
+		     f->label, f->merged ? "counted at the latch" : "trip count unknown", (unsigned long long)f->max_tc,
+		     limit, (unsigned long long)size,
 		     (unsigned long long)budget);
 		return 0;
 	}
