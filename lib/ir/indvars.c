@@ -501,33 +501,20 @@ const_diff(LLVMValueRef b, LLVMValueRef s, unsigned depth, uint64_t *d)
 	return 1;
 }
 
-enum nv_trip_kind
-nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
+/* The count of the exit test cmp in the latch (or the header), the loop
+ * going on while cmp is cont_true. */
+static enum nv_trip_kind
+count_test(const struct nv_loops *ls, unsigned l, struct nv_trip *t, LLVMValueRef cmp, int cont_true)
 {
 	const struct nv_cfg *g = ls->cfg;
 	const struct nv_loop *lp = &ls->v[l];
-	LLVMValueRef term, cmp, a, b, next = NULL, phi = NULL;
+	LLVMValueRef a, b, next = NULL, phi = NULL;
 	LLVMIntPredicate p;
-	unsigned latch, e;
+	unsigned latch = lp->latches[0];
 	uint64_t d;
-	int cont_true;
 
-	memset(t, 0, sizeof(*t));
 	t->multiple = 1;
-	if (lp->nlatches != 1)
-		return unknown(t, "more than one latch");
-	if (lp->nexiting != 1)
-		return unknown(t, "more than one exiting block");
-	latch = lp->latches[0];
-	e = t->exiting = lp->exiting[0];
-	if (e != latch && e != lp->header)
-		return unknown(t, "the exit is neither in the header nor in the latch");
-	term = LLVMGetBasicBlockTerminator(g->bb[e]);
-	if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term))
-		return unknown(t, "the exit is not a conditional branch");
-	cmp = LLVMGetCondition(term);
-	cont_true = nv_loop_contains(ls, l, nv_cfg_index(g, LLVMGetSuccessor(term, 0)));
-	if (LLVMIsAICmpInst(cmp)) {
+		if (LLVMIsAICmpInst(cmp)) {
 		p = LLVMGetICmpPredicate(cmp);
 		a = LLVMGetOperand(cmp, 0);
 		b = LLVMGetOperand(cmp, 1);
@@ -658,4 +645,104 @@ nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
 		bound_max(t, next, s0);
 	}
 	return t->kind = NV_TRIP_SYMBOLIC;
+}
+
+/* Whether cmp exits on either of two tests: or (select a, true, b) where
+ * true exits, and (select a, b, false) where true goes on.  The tests in x. */
+static int
+merged_exit(LLVMValueRef cmp, int cont_true, LLVMValueRef x[2])
+{
+	LLVMOpcode op;
+	LLVMValueRef k;
+
+	if (!LLVMIsAInstruction(cmp))
+		return 0;
+	op = LLVMGetInstructionOpcode(cmp);
+	if (op == LLVMOr || op == LLVMAnd) {
+		if ((op == LLVMOr) != !cont_true)
+			return 0;
+		x[0] = LLVMGetOperand(cmp, 0);
+		x[1] = LLVMGetOperand(cmp, 1);
+		return 1;
+	}
+	if (op != LLVMSelect)
+		return 0;
+	/* select c, true, d is c | d; select c, d, false is c & d */
+	k = LLVMGetOperand(cmp, cont_true ? 2 : 1);
+	if (!LLVMIsAConstantInt(k) || LLVMConstIntGetZExtValue(k) != (unsigned long long)!cont_true)
+		return 0;
+	x[0] = LLVMGetOperand(cmp, 0);
+	x[1] = LLVMGetOperand(cmp, cont_true ? 1 : 2);
+	return 1;
+}
+
+static enum nv_trip_kind
+count_exit(const struct nv_loops *ls, unsigned l, struct nv_trip *t, int latch_exit)
+{
+	const struct nv_cfg *g = ls->cfg;
+	const struct nv_loop *lp = &ls->v[l];
+	LLVMValueRef term, cmp, x[2];
+	unsigned latch, e, side = 0;
+	int cont_true;
+
+	memset(t, 0, sizeof(*t));
+	t->multiple = 1;
+	if (lp->nlatches != 1)
+		return unknown(t, "more than one latch");
+	if (!lp->nexiting)
+		return unknown(t, "no exiting block");
+	latch = lp->latches[0];
+	e = t->exiting = lp->exiting[0];
+	if (lp->nexiting != 1) {
+		unsigned k = 0;
+
+		while (k < lp->nexiting && lp->exiting[k] != latch)
+			k++;
+		if (!latch_exit || k == lp->nexiting)
+			return unknown(t, "more than one exiting block");
+		e = t->exiting = latch;
+		side = t->side_exits = lp->nexiting - 1;
+	}
+	if (e != latch && e != lp->header)
+		return unknown(t, "the exit is neither in the header nor in the latch");
+	term = LLVMGetBasicBlockTerminator(g->bb[e]);
+	if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term))
+		return unknown(t, "the exit is not a conditional branch");
+	cmp = LLVMGetCondition(term);
+	cont_true = nv_loop_contains(ls, l, nv_cfg_index(g, LLVMGetSuccessor(term, 0)));
+	if (count_test(ls, l, t, cmp, cont_true) != NV_TRIP_UNKNOWN || !latch_exit || e != latch ||
+	    !merged_exit(cmp, cont_true, x))
+		return t->kind;
+	/* the loop leaves when either test says so (simplifycfg merges an
+	 * early break into the latch's test): a constant count of one is the
+	 * most iterations, the other test a side exit */
+	for (unsigned k = 0; k < 2; k++) {
+		memset(t, 0, sizeof(*t));
+		t->exiting = e;
+		if (count_test(ls, l, t, x[k], cont_true) == NV_TRIP_CONST) {
+			t->side_exits = side + 1;
+			t->merged = 1;
+			return t->kind;
+		}
+	}
+	memset(t, 0, sizeof(*t));
+	t->multiple = 1;
+	return unknown(t, "the exit does not test a header phi or its increment");
+}
+
+enum nv_trip_kind
+nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
+{
+	return count_exit(ls, l, t, 0);
+}
+
+enum nv_trip_kind
+nv_trip_count_latch(const struct nv_loops *ls, unsigned l, struct nv_trip *t)
+{
+	if (count_exit(ls, l, t, 1) != NV_TRIP_CONST && t->side_exits) {
+		memset(t, 0, sizeof(*t));
+		t->multiple = 1;
+		return unknown(t, "more than one exiting block, and no constant count at the latch");
+	}
+	return t->kind;
 }

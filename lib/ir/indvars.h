@@ -44,9 +44,19 @@ struct nv_trip {
 	int has_max;
 	uint64_t multiple;    /* the trip count is a multiple of this */
 	unsigned exiting;     /* the exiting block */
+	unsigned side_exits;  /* nv_trip_count_latch: exits besides the latch's count */
+	int merged;           /* one of them is in the latch's test, or'ed with the IV's */
 };
 
 /* Analyse loop l.  Returns t->kind. */
 enum nv_trip_kind nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv_trip *t);
+
+/* Like nv_trip_count, but a loop with other exiting blocks besides its latch
+ * is counted at the latch when that count is a constant (LLVM's unroller:
+ * the latch exit's count, the other exits kept as branches), and so is a
+ * latch that exits on (iv test) | (other test), merged says so (LLVM sees
+ * only a maximum there).  The count is then the most iterations the loop
+ * runs, side_exits says so; a symbolic count of such a loop is unknown. */
+enum nv_trip_kind nv_trip_count_latch(const struct nv_loops *ls, unsigned l, struct nv_trip *t);
 
 #endif

@@ -118,6 +118,7 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->waterfall = (int)nv_knob_int(NV_KNOB_WATERFALL_UNROLLING_FORCE_EPILOGUE);
 	up->epilog = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_EPILOG);
 	up->seal_rolled = cfg->name == 'D' && nv_knob_int(NV_KNOB_UNROLL_SEAL_ROLLED);
+	up->multi_exit = (int)nv_knob_int(NV_KNOB_UNROLL_MULTI_EXIT);
 }
 
 /* What the decision needs to know about one loop. */
@@ -127,6 +128,8 @@ struct facts {
 	uint64_t max_tc;     /* a maximum trip count when tc is unknown, else 0 */
 	uint64_t multiple;   /* the trip count is a multiple of this */
 	uint64_t est_tc;     /* from branch weights, 0 if none */
+	unsigned side_exits; /* exits besides the latch's, tc (max_tc if merged) counted at the latch */
+	int merged;          /* a side exit is or'ed into the latch's test: LLVM sees max_tc only */
 	unsigned body;
 	int innermost, simplified, convergent, calls;
 	uint64_t array;      /* elements of the largest local array accessed, 0 if none */
@@ -409,9 +412,17 @@ gather(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up,
 	f->simplified = nv_loop_is_simplified(ls, l);
 	f->body = nv_cost_loop(ls, l);
 	f->multiple = 1;
-	if (nv_trip_count(ls, l, &f->trip) == NV_TRIP_CONST && f->trip.btc < UINT32_MAX) {
+	if ((up->multi_exit ? nv_trip_count_latch(ls, l, &f->trip) : nv_trip_count(ls, l, &f->trip)) ==
+	            NV_TRIP_CONST && f->trip.btc < UINT32_MAX) {
 		f->tc = f->trip.btc + 1;
 		f->multiple = f->tc;
+		f->side_exits = f->trip.side_exits;
+		if (f->trip.merged) {
+			f->max_tc = f->tc;
+			f->tc = 0;
+			f->multiple = 1;
+			f->merged = 1;
+		}
 	} else {
 		if (f->trip.kind != NV_TRIP_UNKNOWN && f->trip.has_max && f->trip.max_btc < UINT32_MAX)
 			f->max_tc = f->trip.max_btc + 1;
@@ -777,7 +788,9 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
                    struct nv_unroll_decision *d)
 {
 	uint64_t c = (uint64_t)f->pragma_count, budget = (uint64_t)mult * up->pragma_threshold;
-	int no_rem = !up->allow_remainder || f->convergent;
+	/* LLVM makes no remainder for a loop with exits besides its latch (one
+	 * merged into the latch's test is no other exit to it) */
+	int no_rem = !up->allow_remainder || f->convergent || (f->side_exits && !f->merged);
 
 	if (f->pragma_count <= 0) {
 		NOTE(f, "level 2: loop %s has no #pragma unroll N", f->label);
@@ -793,11 +806,18 @@ level_pragma_count(const struct nv_unroll_params *up, const struct facts *f, uns
 		       (unsigned long long)f->tc);
 		return 1;
 	}
+	if (f->merged && c >= f->max_tc && unrolled_size(f->body, f->max_tc) <= budget) {
+		decide(d, NV_UNROLL_UPPER, 2, f->max_tc,
+		       "#pragma unroll %llu covers all %llu iterations at most", (unsigned long long)c,
+		       (unsigned long long)f->max_tc);
+		return 1;
+	}
 	if (f->multiple % c && no_rem) {
 		nv_remark_loc(NV_REMARK_MISSED, PASS, "RemainderNotAllowed", f->at, &f->loc,
 		          "loop %s: #pragma unroll %llu: remainder loops not allowed (%s), trip multiple %llu",
 		          f->label, (unsigned long long)c,
-		          f->convergent ? "convergent calls in the loop" : "unroll-allow-remainder=0",
+		          f->convergent ? "convergent calls in the loop"
+		          : f->side_exits ? "exits besides the latch" : "unroll-allow-remainder=0",
 		          (unsigned long long)f->multiple);
 		while (c > 1 && f->multiple % c)
 			c--;
@@ -871,16 +891,24 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
 	if (f->max_tc) {
 		unsigned limit = pragma ? up->max_pragma_upper_bound : up->upper_bound ? up->max_upper_bound : 0;
 
+		/* a count at the latch with a side exit merged into its test is
+		 * a constant trip count to cicc, whose IR keeps the two exits
+		 * apart: the same gates, carried out as an upper-bound unroll */
+		if (f->merged)
+			limit = pragma ? UINT32_MAX : up->full_max_count;
+
 		size = unrolled_size(f->body, f->max_tc);
 		if (f->max_tc <= limit && size <= budget) {
 			decide(d, NV_UNROLL_UPPER, 3, f->max_tc,
-			       "unknown trip count of at most %llu, size %llu within %llu",
+			       "%strip count of at most %llu, size %llu within %llu",
+			       f->merged ? "" : "unknown ",
 			       (unsigned long long)f->max_tc, (unsigned long long)size,
 			       (unsigned long long)budget);
 			return 1;
 		}
-		NOTE(f, "level 3: loop %s: trip count unknown, at most %llu (upper-bound limit %u, size %llu, budget %llu)",
-		     f->label, (unsigned long long)f->max_tc, limit, (unsigned long long)size,
+		NOTE(f, "level 3: loop %s: %s, at most %llu (upper-bound limit %u, size %llu, budget %llu)",
+		     f->label, f->merged ? "counted at the latch" : "trip count unknown", (unsigned long long)f->max_tc,
+		     limit, (unsigned long long)size,
 		     (unsigned long long)budget);
 		return 0;
 	}
@@ -1002,7 +1030,7 @@ level_partial(const struct nv_unroll_params *up, const struct facts *f,
 		c = up->count;
 		while (c > 1 && (unrolled_size(f->body, c) > budget || c >= f->tc))
 			c >>= 1;
-		if (c > 1 && f->tc % c && (!up->allow_remainder || f->convergent))
+		if (c > 1 && f->tc % c && (!up->allow_remainder || f->convergent || f->side_exits))
 			c = 1;
 	}
 	if (c <= 1) {
@@ -1088,6 +1116,11 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		     f->label);
 		return 0;
 	}
+	if (f->side_exits) {
+		NOTE(f, "level 6: loop %s: no remainder loop for a loop with exits besides its latch",
+		     f->label);
+		return 0;
+	}
 	if (!up->allow_remainder) {
 		NOTE(f, "level 6: loop %s: remainder loops not allowed", f->label);
 		return 0;
@@ -1134,7 +1167,7 @@ level_small_function(const struct nv_unroll_params *up, const struct facts *f, u
 		return 1;
 	}
 	if (up->runtime && up->allow_remainder && !f->runtime_disabled && f->trip.kind != NV_TRIP_UNKNOWN &&
-	    !uncounted_by_cicc(f)) {
+	    !f->side_exits && !uncounted_by_cicc(f)) {
 		decide(d, NV_UNROLL_RUNTIME, 7, 2, "small function (size %u < %u)", fnsize,
 		       up->small_function);
 		d->epilog = wants_epilog(up, f);
@@ -1169,10 +1202,20 @@ cascade(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up
 	} else {
 		NOTE(f, "level 1: loop %s accesses no local array: budgets x1", f->label);
 	}
+	if (f->side_exits)
+		NOTE(f, "loop %s: %u exit%s besides the latch%s; counted at the latch: at most %llu "
+		     "iterations, the other exits kept as branches (nv-unroll-multi-exit)", f->label,
+		     f->side_exits, f->side_exits == 1 ? "" : "s", f->merged ? ", one in its test" : "",
+		     (unsigned long long)(f->tc ? f->tc : f->max_tc));
 	if (level_pragma_count(up, f, mult, d) || level_full(ls, l, up, f, mult, d) ||
 	    level_peel(ls, l, up, f, mult, d) || level_partial(up, f, d) || level_runtime(up, f, d) ||
-	    level_small_function(up, f, fnsize, mult, d))
+	    level_small_function(up, f, fnsize, mult, d)) {
+		if (f->side_exits)
+			snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
+			         "; counted at the latch, %u other exit%s kept", f->side_exits,
+			         f->side_exits == 1 ? "" : "s");
 		return;
+	}
 	decide_none(d, 6, "no level of the cascade found a profitable factor (body size %u)", f->body);
 	/* The last word on a loop whose trip count is known, so whose full
 	 * unroll was over the budget, and that no unroll or vectorizer has

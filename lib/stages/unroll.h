@@ -58,6 +58,7 @@ struct nv_unroll_params {
 	int allow_partial, allow_remainder, runtime, upper_bound, profile;
 	int runtime_convergent, epilog, waterfall;
 	int seal_rolled;            /* mark a rolled loop of known trip count nounroll */
+	int multi_exit;             /* count a loop with side exits at its latch */
 };
 
 /* The parameters of fn under configuration cfg at optimization level
