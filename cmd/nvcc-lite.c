@@ -34,9 +34,11 @@ main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nv_diag_init(argv[0]);
 	nv_drv_parse(argc, argv);
-	if (nv_drv.help || nv_drv.version || nv_drv.list_knobs) {
+	if (nv_drv.help || nv_drv.version || nv_drv.list_knobs || nv_drv.list_codes) {
 		if (nv_drv.help)
 			nv_drv_help();
+		else if (nv_drv.list_codes)
+			nv_drv_list_codes();
 		else if (nv_drv.version)
 			printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
 		else
@@ -53,6 +55,8 @@ main(int argc, char **argv)
 	nv_drv_check_inputs();
 	nv_drv_plan(&plan);
 	nv_drv_check_clobber(&plan);
+	if (nv_drv.clean)
+		nv_exit(nv_drv_clean(&plan) ? NV_EXIT_ERROR : NV_EXIT_OK);
 	if (nv_drv.dryrun)
 		nv_exit(nv_drv_dryrun(&plan) ? NV_EXIT_ERROR : NV_EXIT_OK);
 	nv_drv_check_outputs(&plan);

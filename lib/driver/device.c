@@ -103,7 +103,7 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 	for (char *t = strtok_r(args, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
 		char *pct = strstr(t, "%O");
 
-		if (nv_drv.rdc && !strcmp(t, "-internalize"))
+		if ((nv_drv.rdc || nv_drv.keep_device_functions) && !strcmp(t, "-internalize"))
 			continue; /* -rdc=true: other files may call in, so no whole-program mode */
 
 		if (pct)
@@ -124,6 +124,8 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 	}
 	if (s->stage == NV_STAGE_LINK && nv_drv.fast_math)
 		nv_strv_push(av, "-fast-math");
+	if (s->stage == NV_STAGE_LINK && nv_drv.ldir && strstr(s->args, "--libdevice"))
+		nv_strv_pushf(av, "--libdevice=%s/libdevice.10.bc", nv_drv.ldir);
 	if (s->stage == NV_STAGE_LLC) {
 		if (nv_drv.fmad == 0)
 			nv_strv_push(av, "-fmad=0");
@@ -418,7 +420,7 @@ void
 nv_drv_plan_device(struct nv_plan *pl, struct nv_job *j)
 {
 	struct nv_device *d = xcalloc(1, sizeof(*d));
-	const char *ext = nv_drv.lang_cu ? "cu" : nv_drv_ext(j->input);
+	const char *ext = nv_drv.lang_cu == 1 ? "cu" : nv_drv_ext(j->input);
 	struct build b = { .job = j, .dev = d, .dir = pl->dir, .out = j->output, .pipe = nv_drv_pipe() };
 
 	b.base = d->base = j->base ? xstrdup(j->base) : nv_drv_stem(j->input);

@@ -73,6 +73,15 @@ out_row(void)
 	nv_fatal("no row for output kind %d", (int)nv_drv.out);
 }
 
+/* -x's language: cu, c++ or c. */
+static enum lang
+forced_lang(void)
+{
+	static const enum lang by_x[] = { LANG_CU, LANG_CU, LANG_CXX, LANG_C };
+
+	return by_x[nv_drv.lang_cu];
+}
+
 static enum lang
 lang_of(const char *path)
 {
@@ -80,8 +89,8 @@ lang_of(const char *path)
 
 	for (size_t i = 0; i < sizeof(langs) / sizeof(*langs); i++)
 		if (!strcmp(langs[i].ext, ext))
-			return nv_drv.lang_cu && langs[i].lang != LANG_OBJ ? LANG_CU : langs[i].lang;
-	return nv_drv.lang_cu ? LANG_CU : 0;
+			return nv_drv.lang_cu && langs[i].lang != LANG_OBJ ? forced_lang() : langs[i].lang;
+	return nv_drv.lang_cu ? forced_lang() : 0;
 }
 
 void
@@ -115,7 +124,11 @@ nv_drv_check_inputs(void)
 static char *
 out_path(const struct out_row *row, const char *input)
 {
-	return nv_drv.output ? xstrdup(nv_drv.output) : xasprintf("%s.%s", nv_drv_stem(input), row->ext);
+	if (nv_drv.output)
+		return xstrdup(nv_drv.output);
+	if (nv_drv.odir)
+		return xasprintf("%s/%s.%s", nv_drv.odir, nv_drv_stem(input), row->ext);
+	return xasprintf("%s.%s", nv_drv_stem(input), row->ext);
 }
 
 /* CUDA's tools and the host compiler the plan will name, found before any
@@ -258,6 +271,29 @@ user_outputs(const struct nv_plan *p, struct nv_strv *outs)
 		nv_strv_push(outs, nv_drv.dep_file);
 	if (nv_drv.time_file)
 		nv_strv_push(outs, nv_drv.time_file);
+}
+
+int
+nv_drv_clean(const struct nv_plan *p)
+{
+	struct nv_strv outs = { 0 };
+	int rc = 0;
+
+	user_outputs(p, &outs);
+	for (size_t o = 0; o < outs.n; o++) {
+		if (!strcmp(outs.v[o], "-") || outs.v[o] == nv_drv.time_file)
+			continue;
+		if (nv_drv.dryrun || nv_drv.verbose)
+			printf("rm -f %s\n", nv_shell_quote(outs.v[o]));
+		if (!nv_drv.dryrun && unlink(outs.v[o]) && errno != ENOENT) {
+			nv_error("cannot remove '%s':", outs.v[o]);
+			rc = -1;
+		}
+	}
+	nv_strv_free(&outs);
+	if (p->made_tmp)
+		nv_io_rm_tree(p->tmp);
+	return rc;
 }
 
 void
