@@ -33,6 +33,7 @@ main(int argc, char **argv)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nv_diag_init(argv[0]);
+	nv_diag_usage_status(NV_EXIT_ERROR); /* nvcc's status for a bad option */
 	nv_drv_parse(argc, argv);
 	if (nv_drv.help || nv_drv.version || nv_drv.list_knobs || nv_drv.list_codes) {
 		if (nv_drv.help)
@@ -75,5 +76,5 @@ main(int argc, char **argv)
 	rc = nv_drv_run(&plan);
 	nv_js_release_all();
 	nv_drv_time_close(&t0, rc);
-	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);
+	nv_exit(rc ? nv_drv_exit_status() : NV_EXIT_OK);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The bad-input matrix for nvcc-lite, as t/0001 is for the stages: the
 # program that found the problem says so in one line (the driver adds
-# nothing), the exit status is 1 for bad input and 2 for bad usage, nothing
+# nothing), the exit status is 1 for bad input and bad usage (nvcc's), nothing
 # reaches stdout, and nothing is left behind: no output, no .d, no temp file.
 
 load helper
@@ -82,9 +82,9 @@ cell() {
 	cell 1 nvcc-lite "cannot read 'dir.cu': Is a directory" dir.cu -o out.ptx
 }
 
-@test "an unknown option or -Xcicc knob is one usage line from nvcc-lite, exit 2" {
-	cell 2 nvcc-lite "unknown option '--no-such-option'" --no-such-option k.cu -o out.ptx
-	cell 2 nvcc-lite "unknown knob '-no-such-knob=1' in -Xcicc" -Xcicc -no-such-knob=1 k.cu -o out.ptx
+@test "an unknown option or -Xcicc knob is one usage line from nvcc-lite, exit 1 as nvcc's" {
+	cell 1 nvcc-lite "unknown option '--no-such-option'" --no-such-option k.cu -o out.ptx
+	cell 1 nvcc-lite "unknown knob '-no-such-knob=1' in -Xcicc" -Xcicc -no-such-knob=1 k.cu -o out.ptx
 }
 
 @test "an -o or -MF in a missing directory is refused before the front end runs" {

@@ -160,7 +160,7 @@ static void
 plan_run(struct nv_plan *p, const char *prog)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
-	struct nv_job j = { .act = NV_ACT_TOOL, .label = "run" };
+	struct nv_job j = { .act = NV_ACT_TOOL, .label = "run", .says_why = 1 }; /* its status is ours, unsaid as nvcc's */
 
 	nv_strv_push(av, strchr(prog, '/') ? prog : xasprintf("./%s", prog));
 	for (size_t i = 0; i < nv_drv.run_args.n; i++)
