@@ -323,7 +323,7 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 	if (p->dev->deps)
 		p->fe_deps = nv_drv.dryrun ? xstrdup(p->dev->dep.file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
 	add_step(c, "front end", nv_drv_front_end(p->dir, p->job->arch, p->job->input, p->fe_out, p->fe_deps,
-	                                          &p->dev->dep));
+	                                          &p->dev->dep, p->job->quiet));
 	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }

@@ -91,7 +91,7 @@ plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, const 
 	for (size_t i = 0; i < t->n; i++) {
 		struct nv_job j = { .act = NV_ACT_DEVICE, .label = nv_pipe_name(nv_drv_pipe()),
 			            .input = src, .arch = t->v[i].gpu, .kind = NV_OUT_PTX,
-			            .temporary = 1 };
+			            .temporary = 1, .quiet = i > 0 };
 		char *name = xasprintf("%s.ptx", t->v[i].virt);
 
 		ptx[i] = tmp_file(p, stem, name);
