@@ -425,10 +425,13 @@ static void diag_error(const char *v) { diag(v, "error"); }
 static void diag_warn(const char *v) { diag(v, "warn"); }
 
 /* -Xcudafe: EDG's options; its --diag_* are nvcc's -diag-*, the others
- * change only cudafe's own output. */
+ * change only cudafe's own output.  A number alone continues the --diag_*
+ * before it (-Xcudafe --diag_suppress=177,550). */
 static void
 add_xcudafe(const char *v)
 {
+	static void (*last)(const char *);
+
 	static const struct { const char *opt; void (*set)(const char *); } opts[] = {
 		{ "--diag_suppress=", diag_suppress }, { "--diag_error=", diag_error },
 		{ "--diag_warning=", diag_warn }, { "--diag-suppress=", diag_suppress },
@@ -437,9 +440,15 @@ add_xcudafe(const char *v)
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++)
 		if (!strncmp(v, opts[i].opt, strlen(opts[i].opt))) {
-			opts[i].set(v + strlen(opts[i].opt));
+			last = opts[i].set;
+			last(v + strlen(opts[i].opt));
 			return;
 		}
+	if (last && v[0] >= '0' && v[0] <= '9') {
+		last(v);
+		return;
+	}
+	last = NULL;
 	if (strcmp(v, "--display_error_number") && strcmp(v, "--no_display_error_number"))
 		nv_warn("-Xcudafe %s: ignored (nvcc-lite's front end is clang, not cudafe)", v);
 }
@@ -609,16 +618,21 @@ static const struct flag flags[] = {
 void
 nv_drv_help(void)
 {
-	printf("usage: nvcc-lite [options] file.cu|file.bc|file.ll\n\n"
-	       "Compiles CUDA device code to PTX through the nv-* stages, like nvcc -ptx.\n\n"
+	printf("usage: nvcc-lite [options] file.cu|.cpp|.c|.o|.a|.so|.bc|.ll ...\n\n"
+	       "Compiles CUDA programs as nvcc does, the device code through the nv-* stages.\n"
+	       "Every option of nvcc 13.0 is listed; the ones nvcc-lite cannot honour say so.\n\n"
 	       "Options:\n");
 	for (const struct flag *f = flags; f->name; f++) {
-		char lhs[80];
+		char lhs[160];
 		const char *m = f->kind == FLAG ? "" : f->meta;
 
-		snprintf(lhs, sizeof(lhs), "%s%s%s%s%s", f->name, *m ? " " : "", m,
-		         f->alias ? ", " : "", f->alias ? f->alias : "");
-		printf("  %-36s %s\n", lhs, f->help);
+		snprintf(lhs, sizeof(lhs), "%s%s%s%s%s%s%s", f->name, *m ? " " : "", m, f->alias ? ", " : "",
+		         f->alias ? f->alias : "", f->alias && *m ? " " : "", f->alias ? m : "");
+		/* the names alone on their line when long, as nvcc's --help */
+		if (strlen(lhs) > 36)
+			printf("  %s\n  %-36s %s\n", lhs, "", f->help);
+		else
+			printf("  %-36s %s\n", lhs, f->help);
 	}
 	printf("\nGPU architectures: %s\n", nv_target_arch_list());
 }
