@@ -157,3 +157,14 @@ CU
 	COMP_WORDS=(nvcc-lite -cudart s); COMP_CWORD=2; _nvcc_lite
 	assert_equal "$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ')" "shared static "
 }
+
+@test "-x c++ and -x c compile a source of any extension on the host side alone, as nvcc tells gcc" {
+	run --separate-stderr nvcc-lite -x c++ -c k.cu -o k.o -dryrun
+	assert_success
+	assert_output --partial "-x c++ k.cu"
+	refute_output --partial "cuda-device-only"
+	printf 'int f(void) { return 1; }\n' >f.txt
+	run --separate-stderr nvcc-lite -x c -c f.txt -o f.o -dryrun
+	assert_success
+	assert_output --partial "-x c f.txt"
+}

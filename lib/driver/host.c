@@ -179,7 +179,7 @@ void
 nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int temporary)
 {
 	const char *ext = nv_drv_ext(src);
-	int c = !strcmp(ext, "c");
+	int c = nv_drv.lang_cu ? nv_drv.lang_cu == 3 : !strcmp(ext, "c"); /* -x c, -x c++ */
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 
 	nv_strv_push(av, nv_drv_host_cc(c));
@@ -213,6 +213,11 @@ nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int tempora
 	}
 	if (!temporary)
 		obj = nv_plan_out(p, obj);
+	if (nv_drv.lang_cu) {
+		/* -x: the language whatever the extension, as nvcc tells gcc */
+		nv_strv_push(av, "-x");
+		nv_strv_push(av, c ? "c" : "c++");
+	}
 	nv_strv_push(av, src);
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, obj);
