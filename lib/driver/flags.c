@@ -296,6 +296,7 @@ static void set_nodlink(const char *v) { (void)v; nv_drv.no_dlink = 1; }
 static void set_profile(const char *v) { (void)v; nv_drv.profile = 1; nv_strv_push(&nv_drv.host, "-pg"); }
 static void set_keep_device_functions(const char *v) { (void)v; nv_drv.keep_device_functions = 1; }
 static void set_save_temps(const char *v) { (void)v; nv_drv.keep = 1; }
+static void set_time_trace(const char *v) { nv_drv.time_trace = v; }
 static void set_reloc_ptx(const char *v) { (void)v; nv_drv.rdc = 1; }
 static void set_src_in_ptx(const char *v) { (void)v; nv_drv.lineinfo = 1; }
 static void set_no_compress(const char *v) { (void)v; nv_drv.compress = "-compress=false"; }
@@ -583,7 +584,7 @@ static const struct flag flags[] = {
 	{ "-split-compile-extended", "--split-compile-extended", VALUE, "N", "accepted: nvcc's split of whole-program compiles; -split-compile's Phase II is nvcc-lite's", set_split_ext },
 	{ "-jobserver", "--jobserver", FLAG, NULL, "share make's jobs: it is an error if MAKEFLAGS names no usable jobserver", set_jobserver },
 	{ "-fdevice-syntax-only", "--fdevice-syntax-only", FLAG, NULL, "not supported yet: the device front end's check alone", NULL },
-	{ "-fdevice-time-trace", "--fdevice-time-trace", VALUE, "FILE", "not supported: the stages keep no time trace (-time writes their times)", NULL },
+	{ "-fdevice-time-trace", "--fdevice-time-trace", VALUE, "FILE", "the device front end's time trace, as Chrome's trace JSON (clang's -ftime-trace=FILE; the stages' times are -time's)", set_time_trace },
 	{ "-time", "--time", VALUE, "FILE", "append each stage's wall time to FILE, as CSV like nvcc's", set_time },
 	{ "-no-cache", "--no-cache", FLAG, NULL, "compile without the front end's header cache ($NVCC_LITE_CACHE_DIR, else ~/.cache/nvcc-lite)", set_no_cache },
 	{ "-v", "--verbose", FLAG, NULL, "print each command before running it", set_verbose },

@@ -77,6 +77,7 @@ struct nv_drv_opts {
 	int list_codes;         /* -arch-ls (1), -code-ls (2): print the list and exit */
 	int clean;              /* -clean: delete what the command would write */
 	int dopt_on;            /* -dopt on: -G keeps the optimizer */
+	const char *time_trace; /* -fdevice-time-trace: the device front end's time trace */
 };
 
 /* The run's options: nv_drv_parse fills them, nv_drv_finish completes them,

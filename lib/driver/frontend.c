@@ -342,6 +342,11 @@ nv_drv_front_end(const char *dir, const char *arch, const char *src, const char 
 	cuid(av, src);
 	if (quiet)
 		nv_strv_push(av, "-w");
+	if (nv_drv.time_trace) {
+		/* the driver's -ftime-trace= reaches no device-only compile: cc1's does */
+		nv_strv_push(av, "-Xclang");
+		nv_strv_pushf(av, "-ftime-trace=%s", nv_drv.time_trace);
+	}
 	if (deps) {
 		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");
