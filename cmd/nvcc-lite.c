@@ -5,6 +5,7 @@
  * The parts are in lib/driver/ (its README.md): here, their order.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -29,6 +30,7 @@ main(int argc, char **argv)
 {
 	struct nv_plan plan = { 0 };
 	struct timespec t0;
+	sigset_t sigs, saved;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -41,7 +43,7 @@ main(int argc, char **argv)
 		else if (nv_drv.list_codes)
 			nv_drv_list_codes();
 		else if (nv_drv.version)
-			printf("nvcc-lite %s (LLVM 22 NVPTX)\n", NV_VERSION);
+			nv_drv_print_version(NV_VERSION);
 		else
 			nv_drv_list_knobs();
 		return nv_drv_flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
@@ -54,7 +56,19 @@ main(int argc, char **argv)
 	if (!nv_drv.inputs.n)
 		nv_usage_error("no input file (see 'nvcc-lite --help')");
 	nv_drv_check_inputs();
+	/* the plan makes the run's directory: a signal waits until the
+	 * handler knows it, so that none is left behind */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &sigs, &saved);
 	nv_drv_plan(&plan);
+	nv_proc_on_signal(nv_drv_on_signal);
+	if (plan.made_tmp)
+		nv_drv_sig_dir(plan.tmp);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	nv_drv_check_clobber(&plan);
 	if (nv_drv.clean)
 		nv_exit(nv_drv_clean(&plan) ? NV_EXIT_ERROR : NV_EXIT_OK);
@@ -70,7 +84,6 @@ main(int argc, char **argv)
 		nv_fatal("cannot create '%s':", nv_drv.save_remarks);
 	if (nv_drv.keep_dir && mkdir(nv_drv.keep_dir, 0777) && errno != EEXIST)
 		nv_fatal("cannot create '%s':", nv_drv.keep_dir);
-	nv_proc_on_signal(nv_drv_on_signal);
 	/* a stage whose pipe brings nothing leaves the error to the one that failed */
 	setenv("NVCC_LITE_CHAIN", "1", 1);
 	rc = nv_drv_run(&plan);

@@ -32,6 +32,10 @@ if [ "$mode" = --install ]; then
 	need python3-yaml have_file /usr/lib/python3/dist-packages/yaml/__init__.py
 	need python3-pygments have_file /usr/lib/python3/dist-packages/pygments/__init__.py
 	need libcsmith-dev have_file /usr/include/csmith/csmith.h
+	# the build caches teams put in front of nvcc (t/9013-build-caches.bats)
+	need ccache command -v ccache
+	need sccache command -v sccache
+	need redis-server command -v redis-server
 fi
 [ -z "$missing" ] && exit 0
 

@@ -105,13 +105,27 @@ setup() {
 	assert_file_not_exists f0.ptx
 }
 
-@test "without '+' on the recipe line: one warning, then serial" {
+@test "without '+' on the recipe line (CMake's Makefiles): make -j4 prints nothing extra, each compile serial" {
 	PLUS= setup
-	run make -j3 LITE="$W/bin/nvcc-lite" f0.ptx
+	run --separate-stderr make -s -j4 LITE="$W/bin/nvcc-lite"
 	assert_success
-	assert_output --partial "nvcc-lite: warning: make's jobserver"
-	assert_output --partial "mark its recipe line with '+'"
+	assert_equal "$stderr" ""
+	assert_equal "$output" ""
+	for i in 0 1 2 3; do assert_file_exists f$i.ptx; done
+	# one compile alone runs its four kernels' parts one at a time
+	rm f0.ptx
+	echo 0 >"$W/peak"
+	run --separate-stderr make -s -j4 LITE="$W/bin/nvcc-lite" f0.ptx
+	assert_success
+	assert_equal "$stderr" ""
 	[ "$(cat "$W/peak")" -le 1 ]
+	# with '+' the same make -j4 shares make's jobs again
+	PLUS=+ setup
+	echo 0 >"$W/peak"
+	run --separate-stderr make -s -j4 LITE="$W/bin/nvcc-lite" f0.ptx
+	assert_success
+	assert_equal "$stderr" ""
+	[ "$(cat "$W/peak")" -ge 2 ] || fail "the jobserver was not used"
 }
 
 @test "make 4.4's fifo: a fifo made and filled here, all tokens back after" {

@@ -272,22 +272,32 @@ need_cuda() {
 	assert_one_error nvcc-lite
 }
 
-@test "CMake builds a CUDA project, rdc target included, with nvcc-lite through share/nvcc-lite/nvcc-lite.cmake" {
+@test "CMake takes nvcc-lite by path alone, as nvcc: identification, toolkit, directories, default arch and standard, separable compilation" {
 	need_cuda
 	command -v cmake >/dev/null || skip "cmake is not installed"
 	cat >CMakeLists.txt <<-'EOF2'
 		cmake_minimum_required(VERSION 3.20)
 		project(x LANGUAGES CXX CUDA)
-		set(CMAKE_CUDA_ARCHITECTURES 90)
+		find_package(CUDAToolkit REQUIRED)
 		add_executable(app k.cu)
 		add_executable(app_rdc a.cu b.cu)
-		set_target_properties(app_rdc PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+		set_target_properties(app_rdc PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES 90)
+		target_link_libraries(app_rdc CUDA::cudart_static)
+		file(WRITE "${CMAKE_BINARY_DIR}/seen.txt" "id=${CMAKE_CUDA_COMPILER_ID} tk=${CMAKE_CUDA_COMPILER_TOOLKIT_VERSION} arch=${CMAKE_CUDA_ARCHITECTURES} std=${CMAKE_CUDA_STANDARD_DEFAULT} cudart=${CUDAToolkit_VERSION}\ninc=${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}\n")
 	EOF2
 	printf '__device__ int twice(int);\n__global__ void kk(int *x) { x[0] = twice(1); }\nint main() { kk<<<1, 1>>>(0); return 0; }\n' >a.cu
 	printf '__device__ int twice(int v) { return 2 * v; }\n' >b.cu
-	run cmake -C "$TOP/share/nvcc-lite/nvcc-lite.cmake" -S . -B build
+	local v
+	v=$(nvcc-lite --version | sed -n 's/.*, V\([0-9.]*\) .*/\1/p')
+	run cmake -DCMAKE_CUDA_COMPILER="$TOP/bin/nvcc-lite" -S . -B build
 	assert_success
-	assert_output --partial "The CUDA compiler identification is NVIDIA"
+	assert_output --partial "The CUDA compiler identification is NVIDIA $v"
+	# what CMake read: nvcc's kind and version, the toolkit's version from
+	# --version, nvcc's default architecture and the C++ standard from the
+	# probe, the include directories from -v's INCLUDES (no -isystem word)
+	run cat build/seen.txt
+	assert_line "id=NVIDIA tk=$v arch=75 std=17 cudart=$v"
+	assert_line --regexp '^inc=/[^;]*/include$'
 	run cmake --build build
 	assert_success
 	assert_output --partial "Linking CUDA device code"
@@ -295,6 +305,10 @@ need_cuda() {
 	nm build/app_rdc | grep -q '__cudaRegisterLinkedBinary'
 	# the objects are nvcc-lite's: clang's host side registers the fatbin
 	nm build/CMakeFiles/app.dir/k.cu.o | grep -q '__cuda_register_globals'
+	# the initial cache names the same compiler
+	run cmake -C "$TOP/share/nvcc-lite/nvcc-lite.cmake" -S . -B build2
+	assert_success
+	assert_output --partial "The CUDA compiler identification is NVIDIA $v"
 }
 
 @test "-c's host compile has header cache entries of its own, built on second use, and the object is the same bytes without them" {
@@ -379,12 +393,15 @@ need_cuda() {
 	assert_equal "$stderr" ""
 }
 
-@test "-E writes the host side of a source preprocessed, CUDA's runtime header included" {
+@test "-E writes the device side of a source preprocessed, as nvcc -E, CUDA's runtime header included" {
 	need_cuda
+	printf '#ifdef __CUDA_ARCH__\nint arch = __CUDA_ARCH__;\n#else\nint host_side;\n#endif\n' >>k.cu
 	run --separate-stderr nvcc-lite -E -arch=sm_90 k.cu -o k.ii
 	assert_success
 	grep -q 'int main()' k.ii
 	grep -q 'cudaLaunchKernel' k.ii
+	grep -q '^int arch = 900;' k.ii
+	! grep -q host_side k.ii
 	assert_file_not_exists a.out
 }
 

@@ -413,3 +413,15 @@ EOF2
 	[[ "$stderr" != *"cuda-compat"* && "$stderr" != *"parentheses"* ]] || fail "$stderr"
 	[[ "$stderr" == *"-Wreturn-type"* ]] || fail "$stderr"
 }
+
+@test "every C++ standard nvcc takes compiles a kernel with CUDA's vector loads, C++03 included (CMake's CUDA_STANDARD 03)" {
+	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
+	cat >s.cu <<'EOF2'
+__global__ void k(float4 *o, const float4 *i) { o[threadIdx.x] = __ldcs(i + threadIdx.x); }
+EOF2
+	for std in c++03 c++11 c++14 c++17 c++20; do
+		run --separate-stderr nvcc-lite -std=$std -c -arch=sm_90 s.cu -o s.o
+		[ "$status" -eq 0 ] || fail "-std=$std: $stderr"
+		nm s.o | grep -q '_Z1kP6float4PKS_' || fail "-std=$std: no kernel: $(nm s.o)"
+	done
+}

@@ -47,10 +47,9 @@ check_pipe(int r, int w)
 	struct stat a, b;
 
 	if (fcntl(r, F_GETFD) < 0 || fcntl(w, F_GETFD) < 0) {
-		if (errno == EBADF)
-			nv_warn("make's jobserver (fds %d,%d) is closed to this command: mark its recipe line "
-			        "with '+' to share make's jobs; running serially", r, w);
-		else
+		/* closed: a recipe line without '+', which CMake's Makefiles
+		 * cannot mark; the normal case then, and nvcc says nothing */
+		if (errno != EBADF)
 			nv_warn("cannot use make's jobserver fds %d,%d: %s; running serially", r, w,
 			        strerror(errno));
 		return -1;

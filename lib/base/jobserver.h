@@ -18,9 +18,10 @@ struct nv_js {
 };
 
 /* Read MAKEFLAGS and set up js.  Call before opening any file: the fds it
- * names are checked first.  Problems are warnings and leave js inactive
- * (run serially); with required (nvcc's -jobserver) they are errors and
- * -1 is returned. */
+ * names are checked first.  Closed fds (no '+' on make's recipe line) leave
+ * js inactive without a word; other problems are warnings and leave it
+ * inactive too (run serially); with required (nvcc's -jobserver) they are
+ * errors and -1 is returned. */
 int nv_js_init(struct nv_js *js, const char *makeflags, int required);
 /* Take one token without blocking: 1 taken, 0 none now, -1 the jobserver
  * is gone (make exited: go on without it). */

@@ -420,7 +420,7 @@ void
 nv_drv_plan_device(struct nv_plan *pl, struct nv_job *j)
 {
 	struct nv_device *d = xcalloc(1, sizeof(*d));
-	const char *ext = nv_drv.lang_cu == 1 ? "cu" : nv_drv_ext(j->input);
+	const char *ext = nv_drv.lang ? nv_drv.lang : nv_drv_ext(j->input);
 	struct build b = { .job = j, .dev = d, .dir = pl->dir, .out = j->output, .pipe = nv_drv_pipe() };
 
 	b.base = d->base = j->base ? xstrdup(j->base) : nv_drv_stem(j->input);

@@ -60,7 +60,8 @@ static void set_dc(const char *v) { (void)v; set_out(NV_OUT_OBJ); nv_drv.rdc = 1
 static void set_dlink(const char *v) { (void)v; set_out(NV_OUT_DLINK); }
 static void set_lib(const char *v) { (void)v; set_out(NV_OUT_LIB); }
 static void set_link(const char *v) { (void)v; set_out(NV_OUT_EXE); }
-static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); }
+static void set_deps_only(const char *v) { (void)v; set_out(NV_OUT_DEPS); nv_drv.deps_nonsys = 0; }
+static void set_deps_only_nonsys(const char *v) { (void)v; set_out(NV_OUT_DEPS); nv_drv.deps_nonsys = 1; }
 static void set_preproc(const char *v) { (void)v; set_out(NV_OUT_PREPROC); }
 static void set_run(const char *v) { (void)v; set_out(NV_OUT_EXE); nv_drv.run = 1; }
 
@@ -159,11 +160,13 @@ set_std(const char *v)
 	               "c++17 or c++20", v);
 }
 
+/* -x: nvcc's languages; c and c++ go to the host compiler alone. */
 static void
 set_lang(const char *v)
 {
-	one_of("x", v, "cu|c++|c");
-	nv_drv.lang_cu = !strcmp(v, "cu") ? 1 : !strcmp(v, "c++") ? 2 : 3;
+	if (strcmp(v, "cu") && strcmp(v, "c++") && strcmp(v, "c"))
+		nv_usage_error("value '%s' is not defined for option 'x': expected c, c++ or cu", v);
+	nv_drv.lang = v;
 }
 
 /* nvcc's -Werror kinds; the ones with a clang warning group map to it. */
@@ -456,7 +459,7 @@ add_xcudafe(const char *v)
 
 static const struct flag flags[] = {
 	/* what the command line writes */
-	{ "-cuda", "--cuda", FLAG, NULL, "not supported: nvcc's host-side .cpp.ii file comes from cudafe, which nvcc-lite does not have (-E writes the host side preprocessed)", NULL },
+	{ "-cuda", "--cuda", FLAG, NULL, "not supported: nvcc's host-side .cpp.ii file comes from cudafe, which nvcc-lite does not have", NULL },
 	{ "-ptx", "--ptx", FLAG, NULL, "write PTX", set_ptx },
 	{ "-cubin", "--cubin", FLAG, NULL, "write a cubin (needs ptxas)", set_cubin },
 	{ "-fatbin", "--fatbin", FLAG, NULL, "write a fatbin: a cubin per GPU, the PTX asked for (needs CUDA)", set_fatbin },
@@ -470,9 +473,9 @@ static const struct flag flags[] = {
 	{ "-lib", "--lib", FLAG, NULL, "write a static library of the objects (default a.a)", set_lib },
 	{ "-link", "--link", FLAG, NULL, "link a program (the default; a.out unless -o)", set_link },
 	{ "-run", "--run", FLAG, NULL, "link a program and run it (with -run-args); its exit status is nvcc-lite's", set_run },
-	{ "-E", "--preprocess", FLAG, NULL, "write each source's host side preprocessed (to stdout, or -o FILE)", set_preproc },
-	{ "-M", "--generate-dependencies", FLAG, NULL, "write make's dependencies of each source (to stdout, or -o FILE) and nothing else", set_deps_only },
-	{ "-MM", "--generate-nonsystem-dependencies", FLAG, NULL, "not supported yet: -M without system headers (-M writes them all)", NULL },
+	{ "-E", "--preprocess", FLAG, NULL, "write each source preprocessed, as nvcc: a CUDA source's device side for the first GPU (__CUDA_ARCH__ defined), a .c or .cpp file's by the host compiler (to stdout, or -o FILE)", set_preproc },
+	{ "-M", "--generate-dependencies", FLAG, NULL, "write make's dependencies of each source (to stdout, or -MF FILE or -o FILE) and nothing else", set_deps_only },
+	{ "-MM", "--generate-nonsystem-dependencies", FLAG, NULL, "-M without system headers (what sccache runs for -MMD)", set_deps_only_nonsys },
 	{ "-MD", "--generate-dependencies-with-compile", FLAG, NULL, "also write a make dependency file (default: the output's name with .d)", set_md },
 	{ "-MMD", "--generate-nonsystem-dependencies-with-compile", FLAG, NULL, "the same without system headers", set_mmd },
 	{ "-MF", "--dependency-output", VALUE, "FILE", "the dependency file of -MD/-MMD", set_mf },
@@ -482,7 +485,7 @@ static const struct flag flags[] = {
 	{ "-odir", "--output-directory", VALUE, "DIR", "write each output that -o does not name into DIR", set_odir },
 	{ "-objtemp", "--objdir-as-tempdir", FLAG, NULL, "accepted: nvcc's intermediate files beside the object; nvcc-lite's are in a private directory, removed at the end", accept_flag },
 	/* sources and the preprocessor */
-	{ "-x", "--x", VALUE, "cu|c++|c", "treat the inputs as this language whatever their extension", set_lang },
+	{ "-x", "--x", VALUE, "c|c++|cu", "the language of the sources whatever their extension: cu (CUDA), c or c++ (the host compiler alone)", set_lang },
 	{ "-std", "--std", VALUE, "c++NN", "the C++ dialect: c++03, c++11, c++14, c++17 (the default) or c++20", set_std },
 	{ "-include", "--pre-include", VALUE, "FILE,...", "include FILE before the source", add_include, LIST },
 	{ "-isystem", "--system-include", VALUE, "DIR,...", "add DIR to the system include search path", add_isystem, LIST },
@@ -615,6 +618,25 @@ static const struct flag flags[] = {
 	{ "-L", "--library-path", JOINED_OR_VALUE, "DIR,...", "search DIR for libraries (and nvlink for device libraries)", add_L, LIST },
 	{ NULL, NULL, FLAG, NULL, NULL, NULL, 0 },
 };
+
+/*
+ * --version: nvcc-lite's own line, then nvcc's two lines for the CUDA it
+ * compiles against: build tools name the compiler from them (CMake's
+ * "nvcc: NVIDIA (R) Cuda compiler driver" and "V13.0.88", the toolkit's
+ * version; ccache's and sccache's nvcc support key on the release).
+ */
+void
+nv_drv_print_version(const char *own)
+{
+	printf("nvcc-lite %s (LLVM 22 NVPTX)\n", own);
+	if (nv_cuda_find(&nv_drv_cuda))
+		return;
+	nv_cuda_nvcc_version(&nv_drv_cuda);
+	printf("nvcc: NVIDIA (R) Cuda compiler driver, as nvcc-lite takes its command lines\n"
+	       "Cuda compilation tools, release %d.%d, V%d.%d.%d (%s)\n",
+	       nv_drv_cuda.nvcc[0], nv_drv_cuda.nvcc[1], nv_drv_cuda.nvcc[0], nv_drv_cuda.nvcc[1],
+	       nv_drv_cuda.nvcc[2], nv_drv_cuda.root);
+}
 
 void
 nv_drv_help(void)
@@ -985,11 +1007,29 @@ show_cuda(void)
 
 	if (!nv_drv_cuda.incs.n)
 		nv_cuda_read_profile(&nv_drv_cuda);
-	fprintf(stderr, "#$ TOP=%s\n#$ NVVMIR_LIBRARY_DIR=%s/nvvm/libdevice\n#$ INCLUDES=", nv_drv_cuda.root,
+	fprintf(stderr, "#$ TOP=%s\n#$ NVVMIR_LIBRARY_DIR=%s/nvvm/libdevice\n", nv_drv_cuda.root,
 	        nv_drv_cuda.root);
-	for (size_t i = 0; i < nv_drv_cuda.incs.n; i++)
-		fprintf(stderr, "%s%s", i ? " " : "", nv_shell_quote(nv_drv_cuda.incs.v[i]));
-	fprintf(stderr, "\n#$ LIBRARIES=%s", nv_shell_quote(xasprintf("-L%s/stubs", lib)));
+	/* the -I directories, then the -isystem ones, each on nvcc's line
+	 * (CMake takes every word of INCLUDES for a directory) */
+	for (int sys = 0; sys < 2; sys++) {
+		const char *sep = "";
+
+		fprintf(stderr, "#$ %sINCLUDES=", sys ? "SYSTEM_" : "");
+		for (size_t i = 0; i < nv_drv_cuda.incs.n; i++) {
+			const char *w = nv_drv_cuda.incs.v[i];
+			int is_sys = !strcmp(w, "-isystem") && i + 1 < nv_drv_cuda.incs.n;
+
+			if (is_sys == sys)
+				fprintf(stderr, "%s%s", sep, nv_shell_quote(w));
+			if (is_sys && sys)
+				fprintf(stderr, " %s", nv_shell_quote(nv_drv_cuda.incs.v[i + 1]));
+			if (is_sys == sys)
+				sep = " ";
+			i += is_sys;
+		}
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "#$ LIBRARIES=%s", nv_shell_quote(xasprintf("-L%s/stubs", lib)));
 	fprintf(stderr, " %s\n", nv_shell_quote(xasprintf("-L%s", lib)));
 	free(lib);
 }

@@ -21,7 +21,7 @@ enum nv_out {
 	NV_OUT_LIB,                            /* -lib: a static library */
 	NV_OUT_EXE,                            /* a program: nvcc's default */
 	NV_OUT_DEPS,                           /* -M: make's dependencies only */
-	NV_OUT_PREPROC,                        /* -E: the host side, preprocessed */
+	NV_OUT_PREPROC,                        /* -E: preprocessed, as nvcc's */
 };
 
 /* The CUDA runtime a program links (-cudart). */
@@ -31,13 +31,14 @@ enum nv_cudart { NV_CUDART_STATIC, NV_CUDART_SHARED, NV_CUDART_NONE };
 struct nv_drv_opts {
 	const char *output, *arch, *keep_dir, *save_remarks;
 	const char *std, *ccbin;  /* -std=c++17; -ccbin (its include dir reaches the front end) */
-	int lang_cu;             /* -x: 1 cu, 2 c++, 3 c (0: by extension) */
 	int device_debug, no_warnings, res_usage, rdc;
 	const char *dep_file, *dep_target; /* -MF, -MT (NULL: not given) */
+	const char *lang;                  /* -x: "cu", "c++" or "c" (NULL: by extension) */
 	enum nv_out out;
 	const char *time_file;
 	int olevel, fc, verbose, dryrun, keep, lineinfo, help, version, list_knobs, print_pipeline;
 	int deps, dep_phony; /* -MD (1) or -MMD (2); -MP */
+	int deps_nonsys;     /* -MM: -M without system headers */
 	int ftz, prec_div, prec_sqrt, fmad, fast_math; /* -1: not given */
 	int jobserver, no_cache;
 	int forward_unknown;    /* -forward-unknown-to-host-compiler: unknown flags go to the host side */
@@ -94,6 +95,7 @@ void nv_drv_parse(int argc, char **argv);
 void nv_drv_help(void);
 /* -arch-ls, -code-ls: the virtual architectures or the GPUs, a line each. */
 void nv_drv_list_codes(void);
+void nv_drv_print_version(const char *own);
 /* -list-knobs: every knob, a line each. */
 void nv_drv_list_knobs(void);
 /* After parsing: -arch=native and the like resolved, -use_fast_math's and

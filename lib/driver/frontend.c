@@ -305,11 +305,19 @@ nv_drv_host_codegen(const char *bc, const char *out)
 	return av->v;
 }
 
+/* -Xcompiler's flags that shape a preprocessor's output: nvcc's -E passes
+ * them to the preprocessor of the device side (sccache's -Xcompiler=-P). */
+static const char *const cpp_output_flags[] = { "-P", "-C", "-CC", "-dD" };
+
 char **
 nv_drv_preprocess(const char *dir, const char *arch, const char *src, const char *out)
 {
-	struct nv_strv *av = front_end_flags(dir, arch, 1, 1);
+	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
 
+	for (size_t i = 0; i < nv_drv.host.n; i++)
+		for (size_t k = 0; k < sizeof(cpp_output_flags) / sizeof(*cpp_output_flags); k++)
+			if (!strcmp(nv_drv.host.v[i], cpp_output_flags[k]))
+				nv_strv_push(av, cpp_output_flags[k]);
 	nv_strv_push(av, "-E");
 	nv_strv_push(av, src);
 	nv_strv_push(av, "-o");
@@ -324,7 +332,7 @@ nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char 
 {
 	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
 
-	nv_strv_push(av, "-M");
+	nv_strv_push(av, nv_drv.deps_nonsys ? "-MM" : "-M");
 	nv_strv_push(av, "-MT");
 	nv_strv_push(av, target);
 	nv_strv_push(av, src);

@@ -29,7 +29,7 @@ char **nv_drv_host_compile(const char *dir, const char *arch, const char *src, c
 char **nv_drv_host_codegen(const char *bc, const char *out);
 /* The host compiler's own flags: -O (when given), -w, -Xcompiler's and -g. */
 void nv_drv_host_flags(struct nv_strv *av);
-/* -E: src's host side preprocessed, as clang's CUDA host mode sees it, to out ("-": standard output). */
+/* -E: src's device side for arch preprocessed (__CUDA_ARCH__ defined, as nvcc -E's), to out ("-": standard output). */
 char **nv_drv_preprocess(const char *dir, const char *arch, const char *src, const char *out);
 /* -M: make's dependencies of src for target, to out ("-": standard output). */
 char **nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char *target,

@@ -175,15 +175,33 @@ nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
 	free(stem);
 }
 
+/* What a host-only job writes: its step's flag, and whether its output is
+ * a file of the build. */
+static const struct {
+	const char *flag, *label;
+	int temporary;
+} host_whats[] = {
+	[NV_HOST_OBJ] = { "-c", "host", 0 },
+	[NV_HOST_TMP_OBJ] = { "-c", "host", 1 },
+	[NV_HOST_PREPROC] = { "-E", "preprocess", 0 },
+	[NV_HOST_DEPS] = { "-M", "dependencies", 0 },
+};
+
 void
-nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int temporary)
+nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, enum nv_host_what what,
+                      const char *target)
 {
-	const char *ext = nv_drv_ext(src);
-	int c = nv_drv.lang_cu ? nv_drv.lang_cu == 3 : !strcmp(ext, "c"); /* -x c, -x c++ */
+	int c = nv_drv.lang ? !strcmp(nv_drv.lang, "c") : !strcmp(nv_drv_ext(src), "c");
+	int temporary = host_whats[what].temporary;
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 
 	nv_strv_push(av, nv_drv_host_cc(c));
-	nv_strv_push(av, "-c");
+	nv_strv_push(av, what == NV_HOST_DEPS && nv_drv.deps_nonsys ? "-MM" : host_whats[what].flag);
+	if (nv_drv.lang) {
+		/* -x c++ test.cu: the host compiler is told too */
+		nv_strv_push(av, "-x");
+		nv_strv_push(av, nv_drv.lang);
+	}
 	if (!c && nv_drv.std)
 		nv_strv_pushf(av, "-std=%s", nv_drv.std);
 	/* what nvcc gives a host source: its macros, CUDA's headers */
@@ -197,7 +215,11 @@ nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int tempora
 	for (size_t i = 0; i < nv_drv.cpp.n; i++)
 		nv_strv_push(av, nv_drv.cpp.v[i]);
 	nv_drv_host_flags(av);
-	if (nv_drv.deps && !temporary) {
+	if (target) {
+		nv_strv_push(av, "-MT");
+		nv_strv_push(av, target);
+	}
+	if (nv_drv.deps && what == NV_HOST_OBJ) {
 		/* the compiler's defaults name the file and target after -o: the
 		 * user's object, not the file written for it */
 		struct nv_deps d;
@@ -211,15 +233,10 @@ nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int tempora
 		if (nv_drv.dep_phony)
 			nv_strv_push(av, "-MP");
 	}
-	if (!temporary)
+	if (what == NV_HOST_OBJ)
 		obj = nv_plan_out(p, obj);
-	if (nv_drv.lang_cu) {
-		/* -x: the language whatever the extension, as nvcc tells gcc */
-		nv_strv_push(av, "-x");
-		nv_strv_push(av, c ? "c" : "c++");
-	}
 	nv_strv_push(av, src);
 	nv_strv_push(av, "-o");
 	nv_strv_push(av, obj);
-	add_tool(p, "host", av, src, NULL, obj, temporary);
+	add_tool(p, host_whats[what].label, av, src, NULL, obj, temporary);
 }

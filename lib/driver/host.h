@@ -13,7 +13,12 @@ void nv_drv_plan_fatbin(struct nv_plan *p, const char *src, char *out);
 /* The jobs of a .cu file's host object obj: the fatbin, then clang's host
  * compile with it embedded; temporary: obj is a file of the build. */
 void nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary);
-/* The job of a host-only source (.cpp, .c): the host compiler to obj. */
-void nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, int temporary);
+/* What a host-only source's job writes: an object (the user's, or a file
+ * of the build), the source preprocessed (-E), make's dependencies (-M). */
+enum nv_host_what { NV_HOST_OBJ, NV_HOST_TMP_OBJ, NV_HOST_PREPROC, NV_HOST_DEPS };
+/* The job of a host-only source (.cpp, .c): the host compiler to obj (for
+ * -M, target names the rule's target). */
+void nv_drv_plan_host_only(struct nv_plan *p, const char *src, char *obj, enum nv_host_what what,
+                           const char *target);
 
 #endif

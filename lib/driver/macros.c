@@ -52,6 +52,23 @@ several(void)
 	return nv_drv.targets.n > 1;
 }
 
+/*
+ * CMake names a CUDA compiler from its identification source's host pass:
+ * __NVCC__ there means nvcc, and then CMake gives it nvcc's command lines,
+ * which nvcc-lite takes.  That one source, and no other, sees it.
+ */
+static int
+cmake_probe(void)
+{
+	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
+		const char *slash = strrchr(nv_drv.inputs.v[i], '/');
+
+		if (!strcmp(slash ? slash + 1 : nv_drv.inputs.v[i], "CMakeCUDACompilerId.cu"))
+			return 1;
+	}
+	return 0;
+}
+
 #define DEV NV_PASS_DEVICE
 #define HOST NV_PASS_HOST
 #define CXX NV_PASS_HOST_ONLY
@@ -67,8 +84,10 @@ static const struct {
 	{ "__CUDA_ARCH_LIST__", V_ARCH_LIST, CXX, yes, 0 },
 	{ "__CUDA_ARCH_LIST__", V_ARCH_LIST, DEV | HOST, several, 1 },
 	{ "CUDA_DOUBLE_MATH_FUNCTIONS", V_ONE, DEV, yes, 0 },
-	/* clang's passes: never (CCCL and <nv/target> would take clang for nvcc) */
+	/* clang's passes: never (CCCL and <nv/target> would take clang for
+	 * nvcc), but for CMake's compiler identification */
 	{ "__NVCC__", V_ONE, CXX, yes, 0 },
+	{ "__NVCC__", V_ONE, HOST, cmake_probe, 0 },
 	{ "__CUDACC_VER_MAJOR__", V_NVCC_MAJOR, ALL, yes, 0 },
 	{ "__CUDACC_VER_MINOR__", V_NVCC_MINOR, ALL, yes, 0 },
 	{ "__CUDACC_VER_BUILD__", V_NVCC_BUILD, ALL, yes, 0 },

@@ -27,7 +27,7 @@
 #include "link.h"
 #include "plan.h"
 
-/* What an input is, by its extension (-x cu: every source is CUDA). */
+/* What an input is, by its extension (-x LANG: every source is LANG). */
 enum lang { LANG_CU = 1, LANG_MODULE = 2, LANG_CXX = 4, LANG_C = 8, LANG_OBJ = 16 };
 
 static const struct {
@@ -60,8 +60,8 @@ static const struct out_row {
 	  "a .cu, .cpp, .c, .o, .a or .so file" },
 	{ NV_OUT_EXE, "linking", LANG_CU | LANG_CXX | LANG_C | LANG_OBJ, NULL, "a.out",
 	  "a .cu, .cpp, .c, .o, .a or .so file" },
-	{ NV_OUT_DEPS, "-M", LANG_CU, NULL, NULL, "a .cu file (or -x cu)" },
-	{ NV_OUT_PREPROC, "-E", LANG_CU, NULL, NULL, "a .cu file (or -x cu)" },
+	{ NV_OUT_DEPS, "-M", LANG_CU | LANG_CXX | LANG_C, NULL, NULL, "a .cu, .cpp or .c file" },
+	{ NV_OUT_PREPROC, "-E", LANG_CU | LANG_CXX | LANG_C, NULL, NULL, "a .cu, .cpp or .c file" },
 };
 
 static const struct out_row *
@@ -73,24 +73,23 @@ out_row(void)
 	nv_fatal("no row for output kind %d", (int)nv_drv.out);
 }
 
-/* -x's language: cu, c++ or c. */
 static enum lang
-forced_lang(void)
+by_ext(const char *ext)
 {
-	static const enum lang by_x[] = { LANG_CU, LANG_CU, LANG_CXX, LANG_C };
-
-	return by_x[nv_drv.lang_cu];
+	for (size_t i = 0; i < sizeof(langs) / sizeof(*langs); i++)
+		if (!strcmp(langs[i].ext, ext))
+			return langs[i].lang;
+	return 0;
 }
 
 static enum lang
 lang_of(const char *path)
 {
-	const char *ext = nv_drv_ext(path);
+	enum lang l = by_ext(nv_drv_ext(path));
 
-	for (size_t i = 0; i < sizeof(langs) / sizeof(*langs); i++)
-		if (!strcmp(langs[i].ext, ext))
-			return nv_drv.lang_cu && langs[i].lang != LANG_OBJ ? forced_lang() : langs[i].lang;
-	return nv_drv.lang_cu ? forced_lang() : 0;
+	if (!nv_drv.lang || l == LANG_OBJ)
+		return l;
+	return strcmp(nv_drv.lang, "c++") ? by_ext(nv_drv.lang) : LANG_CXX;
 }
 
 void
@@ -169,6 +168,30 @@ plan_run(struct nv_plan *p, const char *prog)
 	nv_plan_add(p, &j);
 }
 
+/* -E and -M, as nvcc's: a CUDA source's device side for the first GPU
+ * (what ccache hashes for nvcc), a host source by the host compiler with
+ * nvcc's macros (how sccache tells nvcc from the host compiler); to -MF's
+ * file (-M), -o's, else standard output. */
+static void
+plan_preprocess(struct nv_plan *p, const struct out_row *row, const char *in, enum lang l)
+{
+	int deps = row->kind == NV_OUT_DEPS;
+	const char *to = deps && nv_drv.dep_file ? nv_drv.dep_file : nv_drv.output;
+	char *out = nv_plan_out(p, xstrdup(to ? to : "-"));
+	char *target = deps && nv_drv.dep_target ? xstrdup(nv_drv.dep_target)
+	                                         : deps ? xasprintf("%s.o", nv_drv_stem(in)) : NULL;
+	struct nv_job j = { .act = NV_ACT_TOOL, .label = deps ? "dependencies" : "preprocess", .input = in,
+		            .says_why = 1, .arch = nv_drv.arch, .output = out };
+
+	if (l != LANG_CU) {
+		nv_drv_plan_host_only(p, in, out, deps ? NV_HOST_DEPS : NV_HOST_PREPROC, target);
+		return;
+	}
+	j.argv = deps ? nv_drv_deps_only(p->dir, nv_drv.arch, in, target, out)
+	              : nv_drv_preprocess(p->dir, nv_drv.arch, in, out);
+	nv_plan_add(p, &j);
+}
+
 void
 nv_drv_plan(struct nv_plan *p)
 {
@@ -198,27 +221,13 @@ nv_drv_plan(struct nv_plan *p)
 			nv_plan_add(p, &j);
 		} else if (row->kind == NV_OUT_FATBIN) {
 			nv_drv_plan_fatbin(p, in, out_path(row, in));
-		} else if (row->kind == NV_OUT_DEPS) {
-			struct nv_job j = { .act = NV_ACT_TOOL, .label = "dependencies", .input = in, .says_why = 1,
-				            .arch = nv_drv.arch };
-			char *target = nv_drv.dep_target ? xstrdup(nv_drv.dep_target)
-			                                 : xasprintf("%s.o", nv_drv_stem(in));
-
-			j.output = nv_plan_out(p, xstrdup(nv_drv.output ? nv_drv.output : "-"));
-			j.argv = nv_drv_deps_only(p->dir, nv_drv.arch, in, target, j.output);
-			nv_plan_add(p, &j);
-		} else if (row->kind == NV_OUT_PREPROC) {
-			struct nv_job j = { .act = NV_ACT_TOOL, .label = "preprocess", .input = in, .says_why = 1,
-				            .arch = nv_drv.arch };
-
-			j.output = nv_plan_out(p, xstrdup(nv_drv.output ? nv_drv.output : "-"));
-			j.argv = nv_drv_preprocess(p->dir, nv_drv.arch, in, j.output);
-			nv_plan_add(p, &j);
+		} else if (row->kind == NV_OUT_DEPS || row->kind == NV_OUT_PREPROC) {
+			plan_preprocess(p, row, in, l);
 		} else if (row->kind == NV_OUT_OBJ) {
 			if (l == LANG_CU)
 				nv_drv_plan_object(p, in, out_path(row, in), 0);
 			else
-				nv_drv_plan_host_only(p, in, out_path(row, in), 0);
+				nv_drv_plan_host_only(p, in, out_path(row, in), NV_HOST_OBJ, NULL);
 		} else if (l == LANG_OBJ) {
 			nv_strv_push(&objs, in);
 		} else {
@@ -229,7 +238,7 @@ nv_drv_plan(struct nv_plan *p)
 			if (l == LANG_CU)
 				nv_drv_plan_object(p, in, obj, 1);
 			else
-				nv_drv_plan_host_only(p, in, obj, 1);
+				nv_drv_plan_host_only(p, in, obj, NV_HOST_TMP_OBJ, NULL);
 			nv_strv_push(&objs, obj);
 			free(stem);
 			free(name);

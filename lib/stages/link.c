@@ -368,6 +368,25 @@ rename_static_kernels(LLVMModuleRef m)
 	return n;
 }
 
+/* The declaration f given a body that ends the program (trap), internal
+ * to the module. */
+static void
+define_trap(LLVMModuleRef m, LLVMValueRef f)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	LLVMTypeRef vt = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
+	LLVMValueRef trap = LLVMGetNamedFunction(m, "llvm.trap");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+
+	if (!trap)
+		trap = LLVMAddFunction(m, "llvm.trap", vt);
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
+	LLVMBuildCall2(b, vt, trap, NULL, 0, "");
+	LLVMBuildUnreachable(b);
+	LLVMDisposeBuilder(b);
+	LLVMSetLinkage(f, LLVMInternalLinkage);
+}
+
 /* A vtable's pure or deleted virtual slot names __cxa_pure_virtual (or
  * __cxa_deleted_virtual), which no GPU library defines: ptxas refuses the
  * address of an undefined function.  Define it as the C++ runtime does,
@@ -376,26 +395,44 @@ static unsigned
 define_cxa_virtual(LLVMModuleRef m)
 {
 	static const char *const names[] = { "__cxa_pure_virtual", "__cxa_deleted_virtual" };
-	LLVMContextRef ctx = LLVMGetModuleContext(m);
 	unsigned n = 0;
 
 	for (size_t i = 0; i < 2; i++) {
-		LLVMValueRef f = LLVMGetNamedFunction(m, names[i]), trap;
-		LLVMTypeRef vt = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
-		LLVMBuilderRef b;
+		LLVMValueRef f = LLVMGetNamedFunction(m, names[i]);
 
 		if (!f || !LLVMIsDeclaration(f) || !LLVMGetFirstUse(f))
 			continue;
-		trap = LLVMGetNamedFunction(m, "llvm.trap");
-		if (!trap)
-			trap = LLVMAddFunction(m, "llvm.trap", vt);
-		b = LLVMCreateBuilderInContext(ctx);
-		LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
-		LLVMBuildCall2(b, vt, trap, NULL, 0, "");
-		LLVMBuildUnreachable(b);
-		LLVMDisposeBuilder(b);
-		LLVMSetLinkage(f, LLVMInternalLinkage);
+		define_trap(m, f);
 		n++;
+	}
+	return n;
+}
+
+/* A host function that device code calls: clang lets host-device and
+ * template code call CUDA's static inline host templates (cudaMalloc<T>,
+ * whose device-side overload takes void **) and leaves a declaration that
+ * nothing defines: ptxas or nvlink then fails on the whole build, though
+ * the call is never reached.  nvcc's front end compiles such a call as
+ * unreachable.  A declaration with internal linkage (_ZL..., _ZN...L...)
+ * can never be defined by another file, so it gets a body that traps: dead,
+ * it goes with its caller's dead code; reached, the kernel stops. */
+static unsigned
+trap_host_calls(LLVMModuleRef m)
+{
+	unsigned n = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		size_t len;
+		char *nv;
+
+		if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f) || !LLVMGetFirstUse(f))
+			continue;
+		nv = nv_link_nvcc_kernel_name(LLVMGetValueName2(f, &len));
+		if (nv) {
+			define_trap(m, f);
+			n++;
+		}
+		free(nv);
 	}
 	return n;
 }
@@ -617,5 +654,6 @@ unsigned
 nv_link_cudafe(LLVMModuleRef m, int clang_names)
 {
 	return lower_managed(m) + resolve_static_vars(m) + drop_used_external(m) +
-	       (clang_names ? 0 : rename_static_kernels(m)) + define_cxa_virtual(m) + mark_extern_kernels(m);
+	       (clang_names ? 0 : rename_static_kernels(m)) + define_cxa_virtual(m) + trap_host_calls(m) +
+	       mark_extern_kernels(m);
 }

@@ -45,7 +45,9 @@ unsigned nv_drop_unused_internals(LLVMModuleRef m);
  * __managed__ variables (annotate("nvvm.managed")) marked managed for
  * NVPTX, static kernels named as nvcc names them (unless clang_names: the
  * host side is clang's and registers clang's names), __cxa_pure_virtual
- * defined (a trap), kernels of other files launched from device code
+ * defined (a trap), host functions with internal linkage that device code
+ * calls (cudaMalloc<T>: no file can define them) defined as a trap, as
+ * nvcc makes such a call unreachable, kernels of other files launched from device code
  * declared kernels, -rdc's static variables the host names (NAME__static__ID)
  * used by that name.  Returns how many changed. */
 unsigned nv_link_cudafe(LLVMModuleRef m, int clang_names);

@@ -93,8 +93,8 @@ static inline __host__ float max(const float a, const float b) { return fmaxf(a,
 		TMP t;                                                                   \
 		T r;                                                                     \
 		asm("ld.global." OP " {%0,%1}, [%2];" : "=" C(t.x), "=" C(t.y) : "l"(p)); \
-		r.x = (decltype(r.x))t.x;                                                \
-		r.y = (decltype(r.y))t.y;                                                \
+		r.x = (__decltype(r.x))t.x;                                                \
+		r.y = (__decltype(r.y))t.y;                                                \
 		return r;                                                                \
 	}
 #define NVCC_LITE_LD4(F, OP, T, TMP, C)                                                  \
@@ -104,10 +104,10 @@ static inline __host__ float max(const float a, const float b) { return fmaxf(a,
 		T r;                                                                         \
 		asm("ld.global." OP " {%0,%1,%2,%3}, [%4];"                                   \
 		    : "=" C(t.x), "=" C(t.y), "=" C(t.z), "=" C(t.w) : "l"(p));              \
-		r.x = (decltype(r.x))t.x;                                                    \
-		r.y = (decltype(r.y))t.y;                                                    \
-		r.z = (decltype(r.z))t.z;                                                    \
-		r.w = (decltype(r.w))t.w;                                                    \
+		r.x = (__decltype(r.x))t.x;                                                    \
+		r.y = (__decltype(r.y))t.y;                                                    \
+		r.z = (__decltype(r.z))t.z;                                                    \
+		r.w = (__decltype(r.w))t.w;                                                    \
 		return r;                                                                    \
 	}
 #define NVCC_LITE_ST1(F, OP, T, TMP, C)                                              \
@@ -119,18 +119,18 @@ static inline __host__ float max(const float a, const float b) { return fmaxf(a,
 	static __device__ __forceinline__ void F(T *p, T v)                             \
 	{                                                                                \
 		TMP t;                                                                   \
-		t.x = (decltype(t.x))v.x;                                                \
-		t.y = (decltype(t.y))v.y;                                                \
+		t.x = (__decltype(t.x))v.x;                                                \
+		t.y = (__decltype(t.y))v.y;                                                \
 		asm("st.global." OP " [%0], {%1,%2};" ::"l"(p), C(t.x), C(t.y) : "memory"); \
 	}
 #define NVCC_LITE_ST4(F, OP, T, TMP, C)                                              \
 	static __device__ __forceinline__ void F(T *p, T v)                             \
 	{                                                                                \
 		TMP t;                                                                   \
-		t.x = (decltype(t.x))v.x;                                                \
-		t.y = (decltype(t.y))v.y;                                                \
-		t.z = (decltype(t.z))v.z;                                                \
-		t.w = (decltype(t.w))v.w;                                                \
+		t.x = (__decltype(t.x))v.x;                                                \
+		t.y = (__decltype(t.y))v.y;                                                \
+		t.z = (__decltype(t.z))v.z;                                                \
+		t.w = (__decltype(t.w))v.w;                                                \
 		asm("st.global." OP " [%0], {%1,%2,%3,%4};" ::"l"(p), C(t.x), C(t.y),  \
 		    C(t.z), C(t.w) : "memory");                                          \
 	}
@@ -160,6 +160,13 @@ NVCC_LITE_TYPES(NVCC_LITE_LD, __ldlu, "lu")
 NVCC_LITE_TYPES(NVCC_LITE_ST, __stcg, "cg")
 NVCC_LITE_TYPES(NVCC_LITE_ST, __stcs, "cs")
 NVCC_LITE_TYPES(NVCC_LITE_ST, __stwb, "wb")
+#if __cplusplus < 201103L
+/* clang has its __ldcg, __ldcs, __ldcv and __stwt from C++11 on; nvcc in C++03 too */
+NVCC_LITE_TYPES(NVCC_LITE_LD, __ldcg, "cg")
+NVCC_LITE_TYPES(NVCC_LITE_LD, __ldcs, "cs")
+NVCC_LITE_TYPES(NVCC_LITE_LD, __ldcv, "cv")
+NVCC_LITE_TYPES(NVCC_LITE_ST, __stwt, "wt")
+#endif
 #undef NVCC_LITE_TYPES
 #undef NVCC_LITE_LD1
 #undef NVCC_LITE_LD2
