@@ -58,6 +58,12 @@ setup() {
 	assert_output --partial "-Ix -Iy"
 }
 
+@test "-Xfatbin reaches fatbinary, -compress-mode too" {
+	run --separate-stderr nvcc-lite -c k.cu -o a.o -Xfatbin -compress-all,--quiet -compress-mode=size -dryrun
+	assert_success
+	assert_output --regexp "fatbinary .*--compress-mode=size -compress-all --quiet"
+}
+
 @test "-shared compiles the host side -fPIC, and -odir places the output" {
 	run --separate-stderr nvcc-lite -shared k.cu -o libk.so -dryrun
 	assert_success

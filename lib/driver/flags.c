@@ -295,6 +295,7 @@ static void set_odir(const char *v) { nv_drv.odir = v; }
 static void set_arbin(const char *v) { nv_drv.arbin = v; }
 static void set_ldir(const char *v) { nv_drv.ldir = v; }
 static void add_xarchive(const char *v) { nv_strv_push(&nv_drv.xarchive, v); }
+static void add_xfatbin(const char *v) { nv_strv_push(&nv_drv.xfatbin, v); }
 static void set_nodlink(const char *v) { (void)v; nv_drv.no_dlink = 1; }
 static void set_profile(const char *v) { (void)v; nv_drv.profile = 1; nv_strv_push(&nv_drv.host, "-pg"); }
 static void set_keep_device_functions(const char *v) { (void)v; nv_drv.keep_device_functions = 1; }
@@ -532,6 +533,7 @@ static const struct flag flags[] = {
 	{ "-Xlinker", "--linker-options", VALUE, "OPT,...", "host linker options, for the link", add_xlinker },
 	{ "-Xarchive", "--archive-options", VALUE, "OPT,...", "archiver options, for -lib's ar", add_xarchive, LIST },
 	{ "-Xnvlink", "--nvlink-options", VALUE, "OPT,...", "nvlink options, for the device link", add_xnvlink },
+	{ "-Xfatbin", "--fatbin-options", VALUE, "OPT,...", "fatbinary options, for each source's fatbin", add_xfatbin, LIST },
 	{ "-Xcudafe", "--cudafe-options", VALUE, "OPT,...", "cudafe's --diag_suppress=, --diag_error=, --diag_warning= as -diag-*; other cudafe options are ignored with a warning", add_xcudafe, LIST },
 	{ "-Xclang", NULL, VALUE, "ARG", "pass ARG to the clang-22 front end (nvcc-lite's own, not nvcc's)", add_xclang },
 	{ "-ccbin", "--compiler-bindir", VALUE, "PATH", "the host compiler (default gcc); device code sees its own headers (omp.h) as nvcc's does", set_ccbin },

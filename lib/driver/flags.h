@@ -69,6 +69,7 @@ struct nv_drv_opts {
 	const char *ldir;       /* -ldir: libdevice's directory */
 	const char *compress;   /* -no-compress, -compress-mode: fatbinary's option (NULL: its default) */
 	struct nv_strv xarchive; /* -Xarchive: for ar */
+	struct nv_strv xfatbin; /* -Xfatbin: for fatbinary */
 	struct nv_strv link_extra; /* unknown flags forwarded to the host link */
 	int no_cudadevrt;       /* -cudadevrt none */
 	int no_dlink;           /* -nodlink: a program is linked without the device link */

@@ -126,6 +126,8 @@ plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, const 
 		nv_strv_push(av, "--device-c");
 	if (nv_drv.compress)
 		nv_strv_push(av, nv_drv.compress);
+	for (size_t i = 0; i < nv_drv.xfatbin.n; i++)
+		nv_strv_push(av, nv_drv.xfatbin.v[i]);
 	add_tool(p, "fatbinary", av, src, nv_drv.arch, out, temporary);
 	p->jobs[p->n - 1].check = NV_CHECK_FATBIN;
 	free(cubins.v); /* the paths are the ptxas jobs' outputs */
