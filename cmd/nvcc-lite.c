@@ -35,10 +35,13 @@ main(int argc, char **argv)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nv_diag_init(argv[0]);
+	nv_diag_usage_status(NV_EXIT_ERROR); /* nvcc's status for a bad option */
 	nv_drv_parse(argc, argv);
-	if (nv_drv.help || nv_drv.version || nv_drv.list_knobs) {
+	if (nv_drv.help || nv_drv.version || nv_drv.list_knobs || nv_drv.list_codes) {
 		if (nv_drv.help)
 			nv_drv_help();
+		else if (nv_drv.list_codes)
+			nv_drv_list_codes();
 		else if (nv_drv.version)
 			nv_drv_print_version(NV_VERSION);
 		else
@@ -67,6 +70,8 @@ main(int argc, char **argv)
 		nv_drv_sig_dir(plan.tmp);
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	nv_drv_check_clobber(&plan);
+	if (nv_drv.clean)
+		nv_exit(nv_drv_clean(&plan) ? NV_EXIT_ERROR : NV_EXIT_OK);
 	if (nv_drv.dryrun)
 		nv_exit(nv_drv_dryrun(&plan) ? NV_EXIT_ERROR : NV_EXIT_OK);
 	nv_drv_check_outputs(&plan);
@@ -84,5 +89,5 @@ main(int argc, char **argv)
 	rc = nv_drv_run(&plan);
 	nv_js_release_all();
 	nv_drv_time_close(&t0, rc);
-	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);
+	nv_exit(rc ? nv_drv_exit_status() : NV_EXIT_OK);
 }

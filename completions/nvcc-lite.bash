@@ -6,6 +6,29 @@ _nvcc_lite_archs() {
 	nvcc-lite --help 2>/dev/null | sed -n 's/^GPU architectures: //p'
 }
 
+# Every option name of nvcc-lite --help, short and long: a line's names
+# come before two blanks ("-o FILE, --output-file FILE   help").
+_nvcc_lite_opts() {
+	nvcc-lite --help 2>/dev/null | awk '/^  -/ {
+		l = substr($0, 3); sub(/  .*/, "", l)
+		n = split(l, w, /, /)
+		for (i = 1; i <= n; i++) { split(w[i], x, " "); print x[1] }
+	}'
+}
+
+# _nvcc_lite_choices OPT: the words of OPT's value when --help gives them
+# as a|b|c ("-cudart static|shared|none, --cudart ...").
+_nvcc_lite_choices() {
+	nvcc-lite --help 2>/dev/null | awk -v o="$1" '/^  -/ {
+		l = substr($0, 3); sub(/  .*/, "", l)
+		n = split(l, w, /, /)
+		for (i = 1; i <= n; i++) {
+			split(w[i], x, " ")
+			if (x[1] == o && x[2] ~ /\|/) { gsub(/\|/, " ", x[2]); print x[2]; exit }
+		}
+	}'
+}
+
 # _nvcc_lite_files CUR EXT...: files with those extensions, and directories
 # (without needing extglob).
 _nvcc_lite_files() {
@@ -29,13 +52,19 @@ _nvcc_lite() {
 		compopt -o nospace 2>/dev/null || :
 		return ;;
 	-o|--output-file|-MF|--dependency-output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-I|--include-path|-keep-dir|--keep-dir|-save-remarks|--save-remarks)
+	-I|--include-path|-keep-dir|--keep-dir|-save-remarks|--save-remarks|-odir|--output-directory|-L|--library-path)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	-*)
+		local choices
+		choices=$(_nvcc_lite_choices "$prev")
+		if [ -n "$choices" ]; then
+			COMPREPLY=($(compgen -W "$choices" -- "$cur")); return
+		fi ;;
 	esac
 	case $cur in
 	-arch=*) COMPREPLY=($(compgen -P -arch= -W "$(_nvcc_lite_archs)" -- "${cur#-arch=}")); return ;;
 	-*)
-		COMPREPLY=($(compgen -W "$(nvcc-lite --help 2>/dev/null | sed -n 's/^  \(-[^ ,]*\).*/\1/p') -O0 -O1 -O2 -O3" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_nvcc_lite_opts) -O0 -O1 -O2 -O3" -- "$cur"))
 		return ;;
 	esac
 	COMPREPLY=($(_nvcc_lite_files "$cur" cu bc ll))

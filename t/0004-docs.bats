@@ -86,7 +86,7 @@ options() {
 	assert_equal "${COMPREPLY[*]}" "rem"
 	COMP_WORDS=(nvcc-lite -arch=sm_9); COMP_CWORD=1; _nvcc_lite
 	[[ " ${COMPREPLY[*]} " == *" -arch=sm_90 "* ]] || fail "${COMPREPLY[*]}"
-	COMP_WORDS=(nvcc-lite -sav); COMP_CWORD=1; _nvcc_lite
+	COMP_WORDS=(nvcc-lite -save-r); COMP_CWORD=1; _nvcc_lite
 	assert_equal "${COMPREPLY[*]}" "-save-remarks"
 	COMP_WORDS=(nv-unroll -O); COMP_CWORD=1; _nv_stage
 	assert_equal "${COMPREPLY[*]}" "-O0 -O1 -O2 -O3"

@@ -84,10 +84,10 @@ setup() {
 	cmp kept.ptx kd.ptx
 }
 
-@test "a front-end error names the failing stage and leaves no output" {
+@test "a front-end error names the failing stage, leaves no output and exits 2 as nvcc's" {
 	cp "$FIXTURES/broken.cu" b.cu
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 b.cu -o b.ptx
-	assert_equal "$status" 1
+	assert_equal "$status" 2
 	[[ "$stderr" == *"undeclared_name"* ]] || fail "$stderr"
 	[[ "$stderr" == *"1 error generated"* ]] || fail "$stderr"
 	# clang's diagnostics are the whole story: no stage that got no input
@@ -181,16 +181,16 @@ SH
 
 @test "unknown flags are errors with a suggestion, like nvcc" {
 	run --separate-stderr nvcc-lite -ptx -arhc=sm_90 k.cu
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: unknown option '-arhc=sm_90'; did you mean '-arch=sm_90'?"
 	run --separate-stderr nvcc-lite -ptx --frobnicate k.cu
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	assert_one_error nvcc-lite
 }
 
 @test "an unsupported GPU is refused with the nearest one suggested" {
 	run --separate-stderr nvcc-lite -ptx -arch=sm_91 k.cu
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: unknown GPU architecture 'sm_91'; did you mean 'sm_90'?"
 }
 
@@ -219,7 +219,7 @@ SH
 	assert_output --regexp "nv-llc -O3 -start-after=codegenprepare -arch=sm_90( -ptx-isa=[0-9]+)? -nvptx-prec-divf32=0"
 	grep -q 'div.approx.f32' approx.ptx
 	run --separate-stderr nvcc-lite -ptx -Xcicc -nvptx-prec-divf3=0 k.cu
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: unknown knob '-nvptx-prec-divf3=0' in -Xcicc; did you mean '-nvptx-prec-divf32=0'?"
 }
 
@@ -262,15 +262,15 @@ SH
 
 @test "inputs the driver cannot handle are usage errors" {
 	run --separate-stderr nvcc-lite
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	run --separate-stderr nvcc-lite k.txt
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: don't know what to do with 'k.txt': expected a .cu, .cpp, .c, .o, .a or .so file"
 	run --separate-stderr nvcc-lite -ptx k.cpp
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: don't know what to do with 'k.cpp' for -ptx: expected a .cu, .bc or .ll file (or -x cu)"
 	run --separate-stderr nvcc-lite -ptx k.cu k.cu -o two.ptx
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	run --separate-stderr nvcc-lite -ptx k.cu missing.cu
 	assert_equal "$status" 1
 	assert_file_not_exists k.ptx # every input is checked before any is compiled
@@ -424,7 +424,7 @@ opcodes() {
 
 @test "precision flags take true or false" {
 	run --separate-stderr nvcc-lite -ptx -ftz=maybe k.cu
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	assert_equal "$stderr" "nvcc-lite: error: invalid value 'maybe' for -ftz: expected true or false"
 	run nvcc-lite -ptx -ftz true -prec-div=0 -fmad=false -arch=sm_90 k.cu -o f.ptx
 	assert_success

@@ -14,6 +14,7 @@
 
 static const char *progname = "nv";
 static int said; /* an error was printed, or another program reports it */
+static int usage_status = NV_EXIT_USAGE;
 /* the partial outputs, in place: the signal handler reads them, and
  * registering one allocates nothing ("" is a free slot) */
 static char outputs[8][PATH_MAX];
@@ -151,7 +152,13 @@ nv_usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("error", fmt, ap);
 	va_end(ap);
-	nv_exit(NV_EXIT_USAGE);
+	nv_exit(usage_status);
+}
+
+void
+nv_diag_usage_status(int status)
+{
+	usage_status = status;
 }
 
 void

@@ -28,8 +28,10 @@ void nv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void nv_warn_fn(LLVMValueRef fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Error, remove registered partial outputs, exit 1. */
 _Noreturn void nv_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Error, exit 2 (bad usage). */
+/* Error, exit 2 (bad usage; nv_diag_usage_status changes it). */
 _Noreturn void nv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The status of nv_usage_error: nvcc-lite exits 1 for a bad option, as nvcc. */
+void nv_diag_usage_status(int status);
 /* The failure at hand was reported by another program (the stage before in
  * nvcc-lite's chain): nv_exit need not say it failed. */
 void nv_diag_reported_elsewhere(void);

@@ -380,6 +380,31 @@ said_why(const struct nv_drv_chain *dc)
 	                            WEXITSTATUS(st) == NV_EXIT_USAGE));
 }
 
+static int exit_status = NV_EXIT_ERROR;
+
+/* The first failure's exit status, as nvcc's: a tool's own (nvlink's
+ * 255, a -run program's), a front-end error 2 (cicc's and cudafe's), a
+ * stage's 1 (the stages are nvcc-lite's own parts). */
+static void
+note_status(const struct nv_chain *w)
+{
+	int st = w->culprit >= 0 ? w->status[w->culprit] : 0;
+	const char *prog, *slash;
+
+	if (w->culprit < 0 || !WIFEXITED(st) || !WEXITSTATUS(st))
+		return;
+	prog = w->argv[w->culprit][0];
+	slash = strrchr(prog, '/');
+	prog = slash ? slash + 1 : prog;
+	exit_status = !strncmp(prog, "clang", 5) ? 2 : !strncmp(prog, "nv-", 3) ? NV_EXIT_ERROR : WEXITSTATUS(st);
+}
+
+int
+nv_drv_exit_status(void)
+{
+	return exit_status;
+}
+
 /* Hold no more tokens than the chains running beyond the first (rule 5). */
 static void
 trim_tokens(size_t running)
@@ -407,6 +432,8 @@ settle(struct nv_drv_chain *cs, size_t n, int failed)
 				continue;
 			nv_drv_progress_clear();
 			nv_chain_blame(w);
+			if (!failed && !cs[i].quiet)
+				note_status(w);
 			if (cs[i].quiet)
 				; /* a try: the caller says what it means */
 			else if (!failed && !said_why(&cs[i]))

@@ -45,6 +45,8 @@ void nv_drv_time_close(const struct timespec *t0, int rc);
 /* Run cs[0..n), at most max at once or as make's tokens allow; 0, or -1
  * when one failed (reported, the others stopped). */
 int nv_drv_run_chains(struct nv_drv_chain *cs, size_t n, size_t max);
+/* The exit status of a failed run, as nvcc's (1 unless a tool said otherwise). */
+int nv_drv_exit_status(void);
 /* Run one chain (-keep: a step at a time); 0 or -1. */
 int nv_drv_run_one(struct nv_drv_chain *c);
 /* Run TOOL job j as a chain of one step (-v, -time, the jobserver and

@@ -103,7 +103,7 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 	for (char *t = strtok_r(args, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
 		char *pct = strstr(t, "%O");
 
-		if (nv_drv.rdc && !strcmp(t, "-internalize"))
+		if ((nv_drv.rdc || nv_drv.keep_device_functions) && !strcmp(t, "-internalize"))
 			continue; /* -rdc=true: other files may call in, so no whole-program mode */
 
 		if (pct)
@@ -124,6 +124,8 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 	}
 	if (s->stage == NV_STAGE_LINK && nv_drv.fast_math)
 		nv_strv_push(av, "-fast-math");
+	if (s->stage == NV_STAGE_LINK && nv_drv.ldir && strstr(s->args, "--libdevice"))
+		nv_strv_pushf(av, "--libdevice=%s/libdevice.10.bc", nv_drv.ldir);
 	if (s->stage == NV_STAGE_LLC) {
 		if (nv_drv.fmad == 0)
 			nv_strv_push(av, "-fmad=0");
@@ -321,7 +323,7 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 	if (p->dev->deps)
 		p->fe_deps = nv_drv.dryrun ? xstrdup(p->dev->dep.file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
 	add_step(c, "front end", nv_drv_front_end(p->dir, p->job->arch, p->job->input, p->fe_out, p->fe_deps,
-	                                          &p->dev->dep));
+	                                          &p->dev->dep, p->job->quiet));
 	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }

@@ -64,6 +64,22 @@ struct nv_drv_opts {
 	int per_thread_stream;  /* -default-stream per-thread */
 	int no_host_check;      /* -allow-unsupported-compiler */
 	struct nv_strv run_args; /* -run-args: its arguments */
+	const char *odir;       /* -odir: where an output -o does not name goes */
+	const char *arbin;      /* -arbin: the archiver of -lib (default ar) */
+	const char *ldir;       /* -ldir: libdevice's directory */
+	const char *compress;   /* -no-compress, -compress-mode: fatbinary's option (NULL: its default) */
+	struct nv_strv xarchive; /* -Xarchive: for ar */
+	struct nv_strv xfatbin; /* -Xfatbin: for fatbinary */
+	struct nv_strv link_extra; /* unknown flags forwarded to the host link */
+	int no_cudadevrt;       /* -cudadevrt none */
+	int no_dlink;           /* -nodlink: a program is linked without the device link */
+	int profile;            /* -pg: gprof code in the host compiles and the link */
+	int keep_device_functions; /* -keep-device-functions: no whole-program internalizing */
+	int forward_linker;     /* -forward-unknown-to-host-linker (or -opts): unknown flags reach the link */
+	int list_codes;         /* -arch-ls (1), -code-ls (2): print the list and exit */
+	int clean;              /* -clean: delete what the command would write */
+	int dopt_on;            /* -dopt on: -G keeps the optimizer */
+	const char *time_trace; /* -fdevice-time-trace: the device front end's time trace */
 };
 
 /* The run's options: nv_drv_parse fills them, nv_drv_finish completes them,
@@ -78,6 +94,8 @@ extern int nv_drv_have_cuda;
 void nv_drv_parse(int argc, char **argv);
 /* Print --help: the flag table. */
 void nv_drv_help(void);
+/* -arch-ls, -code-ls: the virtual architectures or the GPUs, a line each. */
+void nv_drv_list_codes(void);
 void nv_drv_print_version(const char *own);
 /* -list-knobs: every knob, a line each. */
 void nv_drv_list_knobs(void);

@@ -141,6 +141,10 @@ clang_path(void)
  * cache holds what every source includes, not what one build adds).  host:
  * the same source's host side instead (CUDA host mode, the host's -O and
  * -Xcompiler flags, no device code generation flags). */
+/* Warning groups clang enables by default where nvcc (cudafe, and gcc
+ * without -Wall) says nothing: an enum value a switch does not handle. */
+static const char *const not_nvccs[] = { "switch" };
+
 static struct nv_strv *
 front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 {
@@ -175,6 +179,9 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 	/* clang's nvcc-compatibility warnings: on code nvcc compiles, only
 	 * "#pragma unroll(4)", which nvcc takes without a word */
 	nv_strv_push(av, "-Wno-cuda-compat");
+	/* clang's warnings that nvcc never gives on the same code */
+	for (size_t i = 0; i < sizeof(not_nvccs) / sizeof(*not_nvccs); i++)
+		nv_strv_pushf(av, "-Wno-%s", not_nvccs[i]);
 	if (nv_drv_have_cuda) {
 		front_end_cuda(av, dir);
 	} else {
@@ -265,6 +272,9 @@ nv_drv_host_compile(const char *dir, const char *arch, const char *src, const ch
 	struct nv_strv *av = front_end_flags(dir, arch, 1, 1);
 
 	cuid(av, src);
+	/* the device compile before it said the source's warnings: clang's
+	 * host and device passes check the same code (nvcc's cudafe says them once) */
+	nv_strv_push(av, "-w");
 	nv_strv_push(av, "-Xclang");
 	nv_strv_push(av, "-fcuda-include-gpubinary");
 	nv_strv_push(av, "-Xclang");
@@ -333,11 +343,18 @@ nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char 
 
 char **
 nv_drv_front_end(const char *dir, const char *arch, const char *src, const char *out, const char *deps,
-                 const struct nv_deps *dep)
+                 const struct nv_deps *dep, int quiet)
 {
 	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
 
 	cuid(av, src);
+	if (quiet)
+		nv_strv_push(av, "-w");
+	if (nv_drv.time_trace) {
+		/* the driver's -ftime-trace= reaches no device-only compile: cc1's does */
+		nv_strv_push(av, "-Xclang");
+		nv_strv_pushf(av, "-ftime-trace=%s", nv_drv.time_trace);
+	}
 	if (deps) {
 		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");
 		nv_strv_push(av, "-MF");

@@ -91,7 +91,7 @@ plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, const 
 	for (size_t i = 0; i < t->n; i++) {
 		struct nv_job j = { .act = NV_ACT_DEVICE, .label = nv_pipe_name(nv_drv_pipe()),
 			            .input = src, .arch = t->v[i].gpu, .kind = NV_OUT_PTX,
-			            .temporary = 1 };
+			            .temporary = 1, .quiet = i > 0 };
 		char *name = xasprintf("%s.ptx", t->v[i].virt);
 
 		ptx[i] = tmp_file(p, stem, name);
@@ -124,6 +124,10 @@ plan_fatbin(struct nv_plan *p, const char *src, char *out, int temporary, const 
 	}
 	if (nv_drv.rdc)
 		nv_strv_push(av, "--device-c");
+	if (nv_drv.compress)
+		nv_strv_push(av, nv_drv.compress);
+	for (size_t i = 0; i < nv_drv.xfatbin.n; i++)
+		nv_strv_push(av, nv_drv.xfatbin.v[i]);
 	add_tool(p, "fatbinary", av, src, nv_drv.arch, out, temporary);
 	p->jobs[p->n - 1].check = NV_CHECK_FATBIN;
 	free(cubins.v); /* the paths are the ptxas jobs' outputs */

@@ -108,6 +108,8 @@ struct nv_job {
 	size_t cache_at;     /* ... whose entry's flags go before argv[cache_at] */
 	int says_why;        /* NV_ACT_TOOL, NV_ACT_HOST: the program explains its own failures
 	                      * (ptxas, nvlink, fatbinary, the compilers): no driver line after it */
+	int quiet;           /* NV_ACT_DEVICE: a later compile of a source an earlier one's
+	                      * warnings covered: it shows only errors (one message per problem) */
 	int temporary;       /* a file of the build, not the user's: removed at the end unless -keep,
 	                      * and on failure/signal */
 	size_t inst_lo, inst_hi; /* the plan's installs [lo, hi) this job's success puts in place */

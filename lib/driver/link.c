@@ -71,7 +71,8 @@ nv_drv_plan_dlink(struct nv_plan *p, const struct nv_strv *objs, char *out, int 
 			nv_strv_push(av, "-cpu-arch=X86_64");
 			push_all(av, &nv_drv.xnvlink);
 			push_all(av, objs);
-			nv_strv_push(av, "-lcudadevrt");
+			if (!nv_drv.no_cudadevrt)
+				nv_strv_push(av, "-lcudadevrt");
 			nv_strv_push(av, "-o");
 			nv_strv_push(av, cubin);
 			add_tool(p, "nvlink", av, cubin, 1);
@@ -137,7 +138,7 @@ nv_drv_plan_link(struct nv_plan *p, const struct nv_strv *objs, char *out)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	char *dlink = NULL, *libdir = NULL;
-	int devlink = nv_drv.cudart != NV_CUDART_NONE && nv_gencode_nreal(&nv_drv.targets) > 0;
+	int devlink = nv_drv.cudart != NV_CUDART_NONE && nv_gencode_nreal(&nv_drv.targets) > 0 && !nv_drv.no_dlink;
 
 	if (devlink) {
 		char *base = nv_drv_stem(out);
@@ -149,6 +150,8 @@ nv_drv_plan_link(struct nv_plan *p, const struct nv_strv *objs, char *out)
 	nv_strv_push(av, nv_drv_host_cc(0));
 	if (nv_drv.shared)
 		nv_strv_push(av, "-shared");
+	if (nv_drv.profile)
+		nv_strv_push(av, "-pg");
 	nv_strv_push(av, "-m64");
 	nv_strv_push(av, "-Wl,--start-group");
 	if (dlink)
@@ -159,12 +162,13 @@ nv_drv_plan_link(struct nv_plan *p, const struct nv_strv *objs, char *out)
 		nv_strv_push(av, nv_drv.linker.v[i]);
 	}
 	push_all(av, &nv_drv.libs);
+	push_all(av, &nv_drv.link_extra);
 	push_openmp(av);
 	if (nv_drv.cudart != NV_CUDART_NONE) {
 		libdir = nv_cuda_lib_dir(&nv_drv_cuda);
 		nv_strv_pushf(av, "-L%s/stubs", libdir);
 		nv_strv_pushf(av, "-L%s", libdir);
-		if (devlink)
+		if (devlink && !nv_drv.no_cudadevrt)
 			nv_strv_push(av, "-lcudadevrt");
 		if (nv_drv.cudart == NV_CUDART_STATIC) {
 			nv_strv_push(av, "-lcudart_static");
@@ -188,12 +192,13 @@ void
 nv_drv_plan_lib(struct nv_plan *p, const struct nv_strv *objs, char *out)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
-	char *ar = nv_spawn_find("ar", NULL);
+	char *ar = nv_spawn_find(nv_drv.arbin ? nv_drv.arbin : "ar", NULL);
 
 	if (!ar)
-		nv_fatal("-lib needs ar, which is not on PATH");
+		nv_fatal("-lib needs %s, which is not on PATH", nv_drv.arbin ? nv_drv.arbin : "ar");
 	nv_strv_push(av, ar);
 	nv_strv_push(av, "-rcs");
+	push_all(av, &nv_drv.xarchive);
 	out = nv_plan_out(p, out);
 	nv_strv_push(av, out);
 	push_all(av, objs);

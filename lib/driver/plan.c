@@ -123,7 +123,11 @@ nv_drv_check_inputs(void)
 static char *
 out_path(const struct out_row *row, const char *input)
 {
-	return nv_drv.output ? xstrdup(nv_drv.output) : xasprintf("%s.%s", nv_drv_stem(input), row->ext);
+	if (nv_drv.output)
+		return xstrdup(nv_drv.output);
+	if (nv_drv.odir)
+		return xasprintf("%s/%s.%s", nv_drv.odir, nv_drv_stem(input), row->ext);
+	return xasprintf("%s.%s", nv_drv_stem(input), row->ext);
 }
 
 /* CUDA's tools and the host compiler the plan will name, found before any
@@ -155,7 +159,7 @@ static void
 plan_run(struct nv_plan *p, const char *prog)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
-	struct nv_job j = { .act = NV_ACT_TOOL, .label = "run" };
+	struct nv_job j = { .act = NV_ACT_TOOL, .label = "run", .says_why = 1 }; /* its status is ours, unsaid as nvcc's */
 
 	nv_strv_push(av, strchr(prog, '/') ? prog : xasprintf("./%s", prog));
 	for (size_t i = 0; i < nv_drv.run_args.n; i++)
@@ -276,6 +280,29 @@ user_outputs(const struct nv_plan *p, struct nv_strv *outs)
 		nv_strv_push(outs, nv_drv.dep_file);
 	if (nv_drv.time_file)
 		nv_strv_push(outs, nv_drv.time_file);
+}
+
+int
+nv_drv_clean(const struct nv_plan *p)
+{
+	struct nv_strv outs = { 0 };
+	int rc = 0;
+
+	user_outputs(p, &outs);
+	for (size_t o = 0; o < outs.n; o++) {
+		if (!strcmp(outs.v[o], "-") || outs.v[o] == nv_drv.time_file)
+			continue;
+		if (nv_drv.dryrun || nv_drv.verbose)
+			printf("rm -f %s\n", nv_shell_quote(outs.v[o]));
+		if (!nv_drv.dryrun && unlink(outs.v[o]) && errno != ENOENT) {
+			nv_error("cannot remove '%s':", outs.v[o]);
+			rc = -1;
+		}
+	}
+	nv_strv_free(&outs);
+	if (p->made_tmp)
+		nv_io_rm_tree(p->tmp);
+	return rc;
 }
 
 void

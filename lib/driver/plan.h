@@ -10,6 +10,8 @@
 void nv_drv_check_inputs(void);
 /* The jobs of this command line, in the order they run. */
 void nv_drv_plan(struct nv_plan *p);
+/* -clean: remove the files the plan would write (-dryrun: say so); 0, or -1. */
+int nv_drv_clean(const struct nv_plan *p);
 /* No output of the plan is one of its inputs (the same file: -o k.cu, -MF
  * k.cu, -lib a.o b.o -o a.o); exits if one is, before anything runs. */
 void nv_drv_check_clobber(const struct nv_plan *p);
