@@ -298,9 +298,12 @@ need_cuda() {
 	run cat build/seen.txt
 	assert_line "id=NVIDIA tk=$v arch=75 std=17 cudart=$v"
 	assert_line --regexp '^inc=/[^;]*/include$'
-	run cmake --build build
+	# make -j4 of CMake's Makefiles (no '+' on their recipe lines): nothing
+	# on stderr from nvcc-lite, as from nvcc
+	run --separate-stderr cmake --build build -j4
 	assert_success
 	assert_output --partial "Linking CUDA device code"
+	assert_equal "$stderr" ""
 	nm build/app | grep -q '__device_stub__5scale\|__device_stub__scale'
 	nm build/app_rdc | grep -q '__cudaRegisterLinkedBinary'
 	# the objects are nvcc-lite's: clang's host side registers the fatbin
