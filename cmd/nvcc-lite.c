@@ -55,7 +55,7 @@ main(int argc, char **argv)
 	}
 	if (!nv_drv.inputs.n)
 		nv_usage_error("no input file (see 'nvcc-lite --help')");
-	nv_drv_check_inputs();
+	nv_drv_read_stdin();
 	/* the plan makes the run's directory: a signal waits until the
 	 * handler knows it, so that none is left behind */
 	sigemptyset(&sigs);
@@ -64,6 +64,8 @@ main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &sigs, &saved);
+	nv_drv_stdin_copy(&plan);
+	nv_drv_check_inputs();
 	nv_drv_plan(&plan);
 	nv_proc_on_signal(nv_drv_on_signal);
 	if (plan.made_tmp)

@@ -426,3 +426,17 @@ need_cuda() {
 	[ -n "$stderr" ]
 	assert_file_not_exists app
 }
+
+@test "a source on standard input, as nvcc takes it (-x cu -): compiled, outputs named stdin.*, nothing left behind" {
+	need_cuda
+	mkdir tmp
+	printf '__global__ void seven(int *p) { *p = 7; }\n' | TMPDIR=$PWD/tmp nvcc-lite -c -arch=sm_90 -x cu -
+	nm stdin.o | grep -q '__device_stub__5seven\|_Z5sevenPi' || fail "$(nm stdin.o)"
+	run --separate-stderr sh -c "printf '__global__ void seven(int *p) { *p = 7; }\n' | nvcc-lite -ptx -arch=sm_90 -x cu - -o -"
+	assert_success
+	[[ "$output" == *".entry _Z5sevenPi"* ]] || fail "$output"
+	[ -z "$(ls -A tmp)" ] || fail "left in TMPDIR: $(find tmp)"
+	run --separate-stderr sh -c "echo 'int x;' | nvcc-lite -c -"
+	assert_failure
+	assert_one_error nvcc-lite
+}

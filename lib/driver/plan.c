@@ -92,6 +92,62 @@ lang_of(const char *path)
 	return strcmp(nv_drv.lang, "c++") ? by_ext(nv_drv.lang) : LANG_CXX;
 }
 
+static char *stdin_copy, *stdin_data;
+static size_t stdin_len, stdin_at = (size_t)-1;
+
+static void
+drop_stdin_copy(void)
+{
+	if (stdin_copy && !nv_drv.keep)
+		unlink(stdin_copy);
+}
+
+/*
+ * "-": the source on standard input, as nvcc takes it (-x cu -).  Read
+ * here, before signals wait on the plan (a Ctrl-C at a terminal still
+ * stops it); nv_drv_stdin_copy then puts it in the run's directory.
+ */
+void
+nv_drv_read_stdin(void)
+{
+	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
+		if (strcmp(nv_drv.inputs.v[i], "-"))
+			continue;
+		if (stdin_at != (size_t)-1)
+			nv_usage_error("standard input ('-') can be an input once");
+		if (!nv_drv.lang)
+			nv_usage_error("a source on standard input ('-') needs -x cu, -x c++ or -x c");
+		stdin_at = i;
+	}
+	if (stdin_at != (size_t)-1 && nv_io_slurp("-", &stdin_data, &stdin_len))
+		nv_exit(NV_EXIT_ERROR);
+}
+
+/*
+ * The source read from standard input as stdin.cu (.cpp, .c) in the run's
+ * directory, compiled from there: its outputs are named stdin.o,
+ * stdin.ptx.  The header cache is left out: the copy's path is new on
+ * every run.
+ */
+void
+nv_drv_stdin_copy(struct nv_plan *p)
+{
+	const char *lang = nv_drv.lang;
+	char *name;
+
+	if (stdin_at == (size_t)-1)
+		return;
+	name = xasprintf("stdin.%s", !strcmp(lang, "cu") ? "cu" : !strcmp(lang, "c") ? "c" : "cpp");
+	stdin_copy = nv_plan_tmp(p, name);
+	free(name);
+	atexit(drop_stdin_copy);
+	if (nv_io_write(stdin_copy, stdin_data, stdin_len, 0, 0))
+		nv_exit(NV_EXIT_ERROR);
+	free(stdin_data);
+	nv_drv.inputs.v[stdin_at] = stdin_copy;
+	nv_drv.no_cache = 1;
+}
+
 void
 nv_drv_check_inputs(void)
 {

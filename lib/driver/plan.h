@@ -7,6 +7,8 @@
 #include "job.h"
 
 /* Every input is one nvcc-lite can compile and can read, before any is. */
+void nv_drv_read_stdin(void);
+void nv_drv_stdin_copy(struct nv_plan *p);
 void nv_drv_check_inputs(void);
 /* The jobs of this command line, in the order they run. */
 void nv_drv_plan(struct nv_plan *p);
