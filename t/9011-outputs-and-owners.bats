@@ -97,9 +97,13 @@ EOF
 	assert_failure 1
 	[[ "$stderr" == *"ptxas wrote "*"which is not an ELF file whole"* ]] || fail "$stderr"
 	[ ! -e k.o ]
-	# the real ones: whole
+	# the real ones: whole, a relocatable cubin with sections of ptxas's
+	# own type that have no bytes in the file included (.nv_debug.shared)
 	nvcc-lite -fatbin -arch=sm_90 k.cu -o k.fatbin
 	nvcc-lite -c -arch=sm_90 k.cu -o k.o
+	printf '__global__ void sh(float *o) { __shared__ float s[2560]; s[threadIdx.x] = o[threadIdx.x]; __syncthreads(); o[threadIdx.x] = s[threadIdx.x ^ 1]; }\n' >sh.cu
+	nvcc-lite -c -rdc=true -arch=sm_90 sh.cu -o sh.o
+	nvcc-lite -cubin -rdc=true -arch=sm_90 sh.cu -o sh.cubin
 }
 
 @test "an interrupted link leaves no output, and nothing in TMPDIR or beside the output" {

@@ -586,10 +586,15 @@ nv_io_check_elf(const char *path)
 		phent = le(h + 0x36, 2), phnum = le(h + 0x38, 2);
 		shent = le(h + 0x3a, 2), shnum = le(h + 0x3c, 2);
 		ok = phoff + phnum * phent <= size && shoff + shnum * shent <= size && (!shnum || shent >= 64);
-		/* every section's bytes are in the file */
+		/* every section of a standard type that has bytes has them in
+		 * the file; a processor's own types may have none there (ptxas's
+		 * .nv_debug.shared, 0x7000000a, in a relocatable cubin) */
 		for (uint64_t i = 0; ok && i < shnum; i++) {
+			uint64_t type;
+
 			ok = read_at(fd, sh, 64, (off_t)(shoff + i * shent)) == 64;
-			if (ok && le(sh + 4, 4) != 8 /* SHT_NOBITS */)
+			type = ok ? le(sh + 4, 4) : 0;
+			if (ok && type != 0 /* SHT_NULL */ && type != 8 /* SHT_NOBITS */ && type < 0x70000000)
 				ok = le(sh + 0x18, 8) + le(sh + 0x20, 8) <= size;
 		}
 	}
