@@ -28,16 +28,6 @@ setup() {
 	EOF
 }
 
-have_cuda() {
-	local r=${CUDA_PATH:-/usr/local/cuda}
-	[ -x "$r/bin/ptxas" ] && [ -x "$r/bin/fatbinary" ] && [ -x "$r/bin/nvlink" ] &&
-		[ -f "$r/lib64/libcudart_static.a" ]
-}
-
-need_cuda() {
-	have_cuda || skip "needs CUDA (ptxas, fatbinary, nvlink, cudart)"
-}
-
 @test "-c writes a host object whose fatbin holds our kernels, registered under nvcc's names" {
 	need_cuda
 	run --separate-stderr nvcc-lite -c -arch=sm_90 k.cu

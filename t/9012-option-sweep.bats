@@ -109,12 +109,6 @@ setup() {
 	assert_one_error nvcc-lite
 }
 
-need_cuda() {
-	local r=${CUDA_PATH:-/usr/local/cuda}
-	[ -x "$r/bin/ptxas" ] && [ -x "$r/bin/fatbinary" ] && [ -x "$r/bin/nvlink" ] &&
-		[ -f "$r/lib64/libcudart_static.a" ] || skip "needs CUDA (ptxas, fatbinary, nvlink, cudart)"
-}
-
 @test "a warning is said once per source, over two targets and the host pass, and clang's -Wswitch not at all" {
 	need_cuda
 	cat >w.cu <<'CU'

@@ -12,12 +12,6 @@
 
 load helper
 
-need_cuda() {
-	local r=${CUDA_PATH:-/usr/local/cuda}
-	[ -x "$r/bin/ptxas" ] && [ -x "$r/bin/fatbinary" ] && [ -x "$r/bin/nvlink" ] &&
-		[ -f "$r/lib64/libcudart_static.a" ] || skip "needs CUDA (ptxas, fatbinary, nvlink, cudart)"
-}
-
 setup() {
 	need_cuda
 	cd "$BATS_TEST_TMPDIR"

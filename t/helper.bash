@@ -60,3 +60,15 @@ assert_one_error() {
 settle() {
 	sleep 0.2
 }
+
+# CUDA's tools and runtime that whole builds need: ptxas, fatbinary, nvlink,
+# the static cudart.
+have_cuda() {
+	local r=${CUDA_PATH:-/usr/local/cuda}
+	[ -x "$r/bin/ptxas" ] && [ -x "$r/bin/fatbinary" ] && [ -x "$r/bin/nvlink" ] &&
+		[ -f "$r/lib64/libcudart_static.a" ]
+}
+
+need_cuda() {
+	have_cuda || skip "needs CUDA (ptxas, fatbinary, nvlink, cudart)"
+}
