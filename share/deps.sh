@@ -36,6 +36,8 @@ if [ "$mode" = --install ]; then
 	need ccache command -v ccache
 	need sccache command -v sccache
 	need redis-server command -v redis-server
+	# CMake with nvcc-lite named as its CUDA compiler (t/9007-whole-build.bats)
+	need cmake command -v cmake
 fi
 [ -z "$missing" ] && exit 0
 
