@@ -84,10 +84,15 @@ setup() {
 	cmp kept.ptx kd.ptx
 }
 
-@test "a front-end error names the failing stage, leaves no output and exits 2 as nvcc's" {
+@test "a front-end error names the failing stage, leaves no output and exits as nvcc: 1 for -ptx (cicc's), 2 for -c (cudafe's)" {
 	cp "$FIXTURES/broken.cu" b.cu
+	if [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/ptxas" ]; then
+		run --separate-stderr nvcc-lite -c -arch=sm_90 b.cu -o b.o
+		assert_equal "$status" 2
+		assert_file_not_exists b.o
+	fi
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 b.cu -o b.ptx
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	[[ "$stderr" == *"undeclared_name"* ]] || fail "$stderr"
 	[[ "$stderr" == *"1 error generated"* ]] || fail "$stderr"
 	# clang's diagnostics are the whole story: no stage that got no input

@@ -144,7 +144,7 @@ EOF
 	[ "$status" -eq 0 ] || fail "$stderr"
 	grep -q '.entry _Z1kPi' k.ptx
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -x cu -std=c++17 k.cpp -o k17.ptx
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	[[ "$stderr" == *"not C++20"* ]] || fail "$stderr"
 	printf -- '-arch=sm_90 -std=c++20\n-x cu "-DGREETING=a b"\n' >opts
 	run --separate-stderr nvcc-lite -ptx --options-file opts k.cpp -o o.ptx
@@ -241,13 +241,13 @@ EOF
 		[ "$status" -eq 0 ] || fail "$output"
 	fi
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 rdc.cu -o whole.ptx
-	assert_equal "$status" 2 # whole-program mode: child is nowhere (an error in the source: nvcc's 2)
+	assert_equal "$status" 1 # whole-program mode: child is nowhere (an error in the source: nvcc -ptx's 1)
 }
 
-@test "a front-end error is one diagnostic block from clang and exit status 2, as nvcc's" {
+@test "a front-end error is one diagnostic block from clang and exit status 1 under -ptx, as nvcc's (cicc's)" {
 	printf '__global__ void k(float *p) { p[0] = undeclared_name; }\n' >bad.cu
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 bad.cu -o bad.ptx
-	assert_equal "$status" 2
+	assert_equal "$status" 1
 	[[ "$stderr" == "bad.cu:1:"*"error: use of undeclared identifier 'undeclared_name'"* ]] || fail "$stderr"
 	[[ "$stderr" == *"1 error generated"* ]] || fail "$stderr"
 	[[ "$stderr" != *"nvcc-lite:"* && "$stderr" != *"nv-"* ]] || fail "$stderr"

@@ -236,7 +236,7 @@ EOF2
 @test "headers the front end cannot precompile: the compile says so once, and nothing is cached" {
 	printf '#error this header is broken\n' >bad.h
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -Xclang -include -Xclang bad.h saxpy.cu -o out.ptx
-	assert_failure 2
+	assert_failure 1
 	[ "$(grep -c ': error: ' <<<"$stderr")" -eq 1 ] || fail "$stderr"
 	[[ "$stderr" == *"bad.h:1:2: error: this header is broken"* ]] || fail "$stderr"
 	[ ! -e out.ptx ]
@@ -422,7 +422,7 @@ preamble_source() {
 	# an error in the body: one line, at its place
 	printf 'int broken = ;\n' >>k.cu
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -Iinc k.cu -o k.ptx
-	assert_failure 2
+	assert_failure 1
 	[ "$(grep -c ': error: ' <<<"$stderr")" -eq 1 ] || fail "$stderr"
 	grep -q 'k.cu:8:14: error: expected expression' <<<"$stderr" || fail "$stderr"
 }

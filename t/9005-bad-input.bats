@@ -134,7 +134,7 @@ cell() {
 	cp "$FIXTURES/broken.cu" b.cu
 	before=$(files)
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -MD b.cu -o out.ptx
-	assert_equal "$status" 2 # an error in the source: nvcc's status
+	assert_equal "$status" 1 # an error in the source: nvcc -ptx's status
 	assert_equal "$output" ""
 	[ "$(grep -c ': error: ' <<<"$stderr")" -eq 1 ] || fail "$stderr"
 	[[ "$stderr" == "b.cu:3:7: error: use of undeclared identifier 'undeclared_name'"* ]] || fail "$stderr"

@@ -383,7 +383,7 @@ said_why(const struct nv_drv_chain *dc)
 static int exit_status = NV_EXIT_ERROR;
 
 /* The first failure's exit status, as nvcc's: a tool's own (nvlink's
- * 255, a -run program's), a front-end error 2 (cicc's and cudafe's), a
+ * 255, a -run program's), a front-end error nvcc's (cudafe's 2, cicc's 1), a
  * stage's 1 (the stages are nvcc-lite's own parts). */
 static void
 note_status(const struct nv_chain *w)
@@ -396,7 +396,12 @@ note_status(const struct nv_chain *w)
 	prog = w->argv[w->culprit][0];
 	slash = strrchr(prog, '/');
 	prog = slash ? slash + 1 : prog;
-	exit_status = !strncmp(prog, "clang", 5) ? 2 : !strncmp(prog, "nv-", 3) ? NV_EXIT_ERROR : WEXITSTATUS(st);
+	/* the source's errors: cudafe's 2 where nvcc runs it (a host object,
+	 * a program, a library), cicc's 1 for -ptx, -cubin, -fatbin */
+	if (!strncmp(prog, "clang", 5))
+		exit_status = nv_drv.out <= NV_OUT_FATBIN ? NV_EXIT_ERROR : 2;
+	else
+		exit_status = !strncmp(prog, "nv-", 3) ? NV_EXIT_ERROR : WEXITSTATUS(st);
 }
 
 int
