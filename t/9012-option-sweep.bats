@@ -124,6 +124,33 @@ CU
 	[ "$status" -eq 2 ] || fail "status $status: $stderr"
 }
 
+@test "a warning only the host pass sees (host-only code) is said, once, and the header's once whichever pass says it first" {
+	need_cuda
+	cat >h.h <<'H'
+template <typename T> __host__ __device__ T sh(T a) { return a << 40; }
+inline __host__ __device__ int g(int a) { return a << 33; }
+H
+	cat >w.cu <<'CU'
+#include "h.h"
+__global__ void k(int *p) { p[0] = sh(p[1]) + g(1); }
+#ifndef __CUDA_ARCH__
+static int ho(long a) { return sh((int)a); }
+int hh() { return ho(3) + (1 << 35); }
+#endif
+CU
+	for cache in "" -no-cache; do
+		run --separate-stderr nvcc-lite -c w.cu -o w.o -arch=sm_90 $cache
+		assert_success
+		[ "$(grep -c 'w.cu:5:30: warning: shift count' <<<"$stderr")" -eq 1 ] || fail "$cache: $stderr"
+		[ "$(grep -c 'h.h:1:64: warning: shift count' <<<"$stderr")" -eq 1 ] || fail "$cache: $stderr"
+		[ "$(grep -c 'h.h:2:52: warning: shift count' <<<"$stderr")" -eq 1 ] || fail "$cache: $stderr"
+		grep -q '^1 warning generated when compiling for host\.$' <<<"$stderr" || fail "$cache: $stderr"
+	done
+	run --separate-stderr nvcc-lite -c w.cu -o w.o -arch=sm_90 -w
+	assert_success
+	assert_equal "$stderr" ""
+}
+
 @test "exit statuses are nvcc's: an error in the source 2, a bad option 1, nvlink's 255, a -run program's own" {
 	need_cuda
 	printf '__global__ void k() { int x = ; }\n' >bad.cu

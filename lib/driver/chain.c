@@ -36,21 +36,143 @@ nv_drv_remove_output(const char *path)
 		unlink(path);
 }
 
-int
-nv_drv_copy_to_stderr(const char *path)
-{
-	char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	ssize_t n;
+/*
+ * Diagnostics once per source.  clang checks a .cu twice, as the device
+ * (each GPU: the first one speaks, the others run -w) and as the host,
+ * and says what both passes see twice; nvcc's cudafe says it once.  Each
+ * pass's standard error goes to a file and is said here a diagnostic at a
+ * time: a block is a primary line (file:line:col: warning|error: ...) with
+ * the "In file included from" lines before it and the notes and source
+ * lines after it, and a block said before for the same source, the same
+ * text, is not said again.  The "N warnings generated" summary is counted
+ * again over what is said.
+ */
+static struct nv_strv said_blocks; /* "SRC\nBLOCK" */
 
-	if (fd < 0)
+static int
+is_primary(const char *line)
+{
+	return line[0] != ' ' && (strstr(line, ": warning: ") || strstr(line, ": error: ") ||
+	                          strstr(line, ": fatal error: "));
+}
+
+static int
+is_include_line(const char *line)
+{
+	return !strncmp(line, "In file included from ", 22) || !strncmp(line, "In module ", 10);
+}
+
+/* "1 warning and 2 errors generated when compiling for host.": the text
+ * after "generated" to suffix, 1; else 0. */
+static int
+summary_line(const char *line, const char **suffix)
+{
+	const char *g = strstr(line, " generated");
+
+	if (!g || !(line[0] >= '0' && line[0] <= '9'))
+		return 0;
+	for (const char *c = line; c < g; c++)
+		if (!strchr("0123456789 abdeginorsw", *c))
+			return 0;
+	*suffix = g + strlen(" generated");
+	return 1;
+}
+
+struct said_state {
+	const char *src;
+	struct nv_strv out;
+	size_t warnings, errors;
+};
+
+static void
+say_block(struct said_state *st, const char *block, size_t len, const char *primary)
+{
+	const char *text = block, *end = block + len;
+	char *key;
+
+	if (!len)
+		return;
+	/* the key leaves out the include context: a pass says it before the
+	 * first diagnostic of a header, which need not be the other pass's */
+	while (primary && text < primary && is_include_line(text)) {
+		const char *nl = memchr(text, '\n', (size_t)(end - text));
+
+		text = nl ? nl + 1 : end;
+	}
+	key = xasprintf("%s\n%.*s", st->src, (int)(end - text), text);
+	if (primary && nv_strv_has(&said_blocks, key)) {
+		free(key);
+		return;
+	}
+	if (primary) {
+		nv_strv_push(&said_blocks, key);
+		if (strstr(primary, ": warning: "))
+			st->warnings++;
+		else
+			st->errors++;
+	}
+	nv_strv_pushf(&st->out, "%.*s", (int)len, block);
+	free(key);
+}
+
+int
+nv_drv_say_once(const char *path, const char *src)
+{
+	char *data, *suffix = NULL;
+	size_t len, start = 0, at = 0;
+	const char *primary = NULL;
+	struct said_state st = { .src = src };
+	int rc = 0;
+
+	if (nv_io_slurp(path, &data, &len))
 		return -1;
+	/* start..at: the block so far; at: the line being read */
+	while (at < len) {
+		char *nl = memchr(data + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - data) + 1 : len;
+		char *line = xasprintf("%.*s", (int)(end - at), data + at);
+		const char *suf;
+		int starts = is_include_line(line) ? primary != NULL || at == start
+		             : is_primary(line)    ? primary != NULL || at == start || !is_include_line(data + start)
+		                                   : 0;
+
+		if (summary_line(line, &suf)) {
+			say_block(&st, data + start, at - start, primary);
+			free(suffix);
+			suffix = xstrdup(suf);
+			primary = NULL;
+			start = end;
+		} else if (starts) {
+			say_block(&st, data + start, at - start, primary);
+			start = at;
+			primary = is_primary(line) ? data + at : NULL;
+		} else if (is_primary(line)) {
+			primary = data + at; /* after its "In file included from" lines */
+		}
+		free(line);
+		at = end;
+	}
+	say_block(&st, data + start, at - start, primary);
 	fflush(stderr);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		if (write(2, buf, (size_t)n) != n)
-			break;
-	close(fd);
-	return n == 0 ? 0 : -1;
+	for (size_t i = 0; i < st.out.n; i++)
+		fputs(st.out.v[i], stderr);
+	if (suffix && (st.warnings || st.errors)) {
+		const char *nl = strchr(suffix, '\n') ? "" : "\n";
+
+		if (st.warnings)
+			fprintf(stderr, "%zu warning%s", st.warnings, st.warnings == 1 ? "" : "s");
+		if (st.warnings && st.errors)
+			fputs(" and ", stderr);
+		if (st.errors)
+			fprintf(stderr, "%zu error%s", st.errors, st.errors == 1 ? "" : "s");
+		fprintf(stderr, " generated%s%s", suffix, nl);
+	}
+	if (fflush(stderr))
+		rc = -1;
+	nv_strv_free(&st.out);
+	free(suffix);
+	free(data);
+	return rc;
 }
 
 /* "$tmp" and the rest of an argument, inside double quotes (a quote in it,
@@ -545,11 +667,26 @@ nv_drv_time_open(void)
 		                "arch , tool, metric , unit\n");
 }
 
+int
+nv_drv_run_saying(struct nv_drv_chain *c, const char *err_file, const char *src)
+{
+	int rc;
+
+	c->err_file = err_file;
+	rc = nv_drv_run_one(c);
+	if (nv_drv_say_once(err_file, src) && !rc) {
+		nv_error("cannot read back '%s':", err_file);
+		rc = -1;
+	}
+	unlink(err_file);
+	return rc;
+}
+
 static int
-run_tool(const struct nv_job *j, const char *err_file)
+run_tool(const struct nv_job *j, const char *err_file, int quiet)
 {
 	struct nv_drv_chain c = { .n = 1, .label = j->label, .src = j->input ? j->input : "",
-	                          .arch = j->arch ? j->arch : "", .err_file = err_file, .quiet = err_file != NULL };
+	                          .arch = j->arch ? j->arch : "", .err_file = err_file, .quiet = quiet };
 	int rc;
 
 	c.argv[0] = j->argv;
@@ -558,7 +695,7 @@ run_tool(const struct nv_job *j, const char *err_file)
 	c.in[0] = j->input ? xstrdup(j->input) : NULL;
 	c.out[0] = j->output ? xstrdup(j->output) : NULL;
 	nv_drv_progress_start(j->input ? j->input : j->output);
-	rc = nv_drv_run_one(&c);
+	rc = err_file && !quiet ? nv_drv_run_saying(&c, err_file, c.src) : nv_drv_run_one(&c);
 	nv_drv_progress_clear();
 	return rc;
 }
@@ -566,13 +703,19 @@ run_tool(const struct nv_job *j, const char *err_file)
 int
 nv_drv_run_tool(const struct nv_job *j)
 {
-	return run_tool(j, NULL);
+	return run_tool(j, NULL, 0);
+}
+
+int
+nv_drv_run_tool_saying(const struct nv_job *j, const char *err_file)
+{
+	return run_tool(j, err_file, 0);
 }
 
 int
 nv_drv_try_tool(const struct nv_job *j, const char *err_file)
 {
-	return run_tool(j, err_file);
+	return run_tool(j, err_file, 1);
 }
 
 void

@@ -20,8 +20,9 @@ extern struct nv_js nv_drv_js;
 void nv_drv_print_cmd(FILE *fp, char **av);
 /* Print the chain's commands: "#$ " lines under -v, a script's under -dryrun. */
 void nv_drv_show_chain(FILE *fp, const struct nv_drv_chain *c, const char *indent);
-/* Copy what a try printed (the file path) to our standard error; 0 or -1. */
-int nv_drv_copy_to_stderr(const char *path);
+/* Say the diagnostics a pass over src printed (the file path) that no
+ * earlier pass over src said, the summary line counted again; 0 or -1. */
+int nv_drv_say_once(const char *path, const char *src);
 /* Remove a failed build's output, if a regular file ("-", devices and fifos stay). */
 void nv_drv_remove_output(const char *path);
 /* The progress line of a compile of input starts (a terminal, no -v) ... */
@@ -52,6 +53,11 @@ int nv_drv_run_one(struct nv_drv_chain *c);
 /* Run TOOL job j as a chain of one step (-v, -time, the jobserver and
  * signals as for a stage); 0, or -1 after its failure reported. */
 int nv_drv_run_tool(const struct nv_job *j);
+/* Run chain c with its standard error into err_file, said from there
+ * once per source src (nv_drv_say_once), the file removed; 0 or -1. */
+int nv_drv_run_saying(struct nv_drv_chain *c, const char *err_file, const char *src);
+/* Run TOOL job j so (a host pass after the device's); 0 or -1. */
+int nv_drv_run_tool_saying(const struct nv_job *j, const char *err_file);
 /* The same as a try: its standard error into err_file, a failure not
  * reported; 0 or -1. */
 int nv_drv_try_tool(const struct nv_job *j, const char *err_file);

@@ -272,9 +272,7 @@ nv_drv_host_compile(const char *dir, const char *arch, const char *src, const ch
 	struct nv_strv *av = front_end_flags(dir, arch, 1, 1);
 
 	cuid(av, src);
-	/* the device compile before it said the source's warnings: clang's
-	 * host and device passes check the same code (nvcc's cudafe says them once) */
-	nv_strv_push(av, "-w");
+	/* its warnings said once with the device pass's (nv_drv_say_once) */
 	nv_strv_push(av, "-Xclang");
 	nv_strv_push(av, "-fcuda-include-gpubinary");
 	nv_strv_push(av, "-Xclang");

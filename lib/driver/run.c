@@ -271,15 +271,16 @@ front_end(const struct nv_job *j, struct nv_strv *paths)
 	nv_strv_push(paths, err);
 	nv_drv_sig_paths(paths);
 	if (!use) {
+		rc = nv_drv_run_saying(&c, err, j->input);
 		free(err);
-		return nv_drv_run_one(&c);
+		return rc;
 	}
 	c.err_file = err;
 	c.quiet = 1;
 	rc = nv_drv_run_one(&c);
 	said = stat(err, &st) == 0 && st.st_size > 0;
 	if (!rc && (!said || !nv_pch_renames(&pch))) {
-		if (said && nv_drv_copy_to_stderr(err))
+		if (said && nv_drv_say_once(err, j->input))
 			rc = -1;
 		unlink(err);
 		if (!rc && d->deps &&
@@ -291,13 +292,15 @@ front_end(const struct nv_job *j, struct nv_strv *paths)
 		return rc;
 	}
 	unlink(err);
-	free(err);
 	fe_chain(d, NULL, &c);
-	if (!nv_drv_run_one(&c)) {
+	c.quiet = 0;
+	if (!nv_drv_run_saying(&c, err, j->input)) {
 		if (rc)
 			nv_pch_drop(&pch);
+		free(err);
 		return 0;
 	}
+	free(err);
 	return -1;
 }
 
@@ -455,11 +458,11 @@ run_host(struct nv_plan *p, const struct nv_job *j)
 		if (!tried && !printed)
 			rc = 0;
 		else if (!tried && !nv_pch_renames(&pch))
-			rc = nv_drv_copy_to_stderr(said);
+			rc = nv_drv_say_once(said, j->input);
 		unlink(said);
 		if (rc) {
 			/* again without the entry, the compile the user sees */
-			rc = nv_drv_run_tool(j);
+			rc = nv_drv_run_tool_saying(j, said);
 			if (tried && !rc)
 				nv_pch_drop(&pch);
 		}
@@ -467,7 +470,9 @@ run_host(struct nv_plan *p, const struct nv_job *j)
 			free(*a);
 		free(t.argv);
 	} else {
-		rc = nv_drv_run_tool(j);
+		nv_strv_push(&paths, said);
+		nv_drv_sig_paths(&paths);
+		rc = nv_drv_run_tool_saying(j, said);
 	}
 	for (size_t i = 0; i < paths.n; i++)
 		unlink(paths.v[i]);
