@@ -263,6 +263,16 @@ SH
 	run nvcc-lite -arch=sm_90 -cubin k.cu
 	assert_success
 	[ "$(head -c 4 k.cubin | od -An -c | tr -d ' ')" = '177ELF' ]
+	# -rdc=true: a relocatable cubin, its calls to other units unresolved (ptxas --compile-only)
+	printf 'extern __device__ int g(int);\n__global__ void e(int *p) { p[0] = g(p[1]); }\n' >ext.cu
+	for o in ext.cubin -; do
+		run --separate-stderr nvcc-lite -arch=sm_90 -cubin -rdc=true ext.cu -o $o
+		assert_success
+	done
+	[ "$(head -c 4 ext.cubin | od -An -c | tr -d ' ')" = '177ELF' ]
+	run --separate-stderr nvcc-lite -arch=sm_90 -cubin ext.cu -o ext2.cubin
+	[ "$status" -ne 0 ] || fail "an unresolved call linked without -rdc"
+	assert_file_not_exists ext2.cubin
 }
 
 @test "inputs the driver cannot handle are usage errors" {

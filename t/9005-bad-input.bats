@@ -156,10 +156,21 @@ cell() {
 @test "a ptxas failure under -cubin or -c is ptxas's own line, with none from nv-llc or the driver" {
 	have_ptxas || skip "ptxas is not installed"
 	run --separate-stderr nvcc-lite -cubin -arch=sm_90 -Xptxas -no-such-ptxas-flag k.cu -o k.cubin
-	assert_equal "$status" 1
+	assert_equal "$status" 255 # ptxas's own, as nvcc's
 	assert_equal "$(printf '%s\n' "$stderr" | grep -c '')" 1
 	[[ "$stderr" == "ptxas fatal"* ]] || fail "$stderr"
 	assert_file_not_exists k.cubin
+	# -ptx: nvcc checks the PTX and the options with ptxas for the virtual architecture
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -Xptxas -no-such-ptxas-flag k.cu -o k.ptx
+	assert_equal "$status" 255
+	[[ "$stderr" == "ptxas fatal"* ]] || fail "$stderr"
+	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -Xptxas -O2 k.cu -o k.ptx
+	assert_success
+	grep -qx '.target sm_90' k.ptx
+	# -cubin -o -: nv-llc runs ptxas (the status is the stage's)
+	run --separate-stderr nvcc-lite -cubin -arch=sm_90 -Xptxas -no-such-ptxas-flag k.cu -o -
+	assert_equal "$status" 1
+	assert_output ""
 	[ -x "${CUDA_PATH:-/usr/local/cuda}/bin/fatbinary" ] || skip "fatbinary is not installed"
 	run --separate-stderr nvcc-lite -c -arch=sm_90 -Xptxas -no-such-ptxas-flag k.cu -o k.o
 	assert_equal "$status" 255 # ptxas's own, as nvcc's

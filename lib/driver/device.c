@@ -141,6 +141,8 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 			nv_strv_push(av, "-lineinfo");
 		if (b->job->kind == NV_OUT_CUBIN && !strstr(s->args, "-stop-after"))
 			nv_strv_push(av, "-cubin");
+		if (b->job->kind == NV_OUT_CUBIN && nv_drv.rdc)
+			nv_strv_push(av, "-Xptxas=--compile-only");
 		for (size_t i = 0; b->job->kind == NV_OUT_CUBIN && i < nv_drv.xptxas.n; i++)
 			nv_strv_pushf(av, "-Xptxas=%s", nv_drv.xptxas.v[i]);
 	}

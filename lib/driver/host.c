@@ -71,6 +71,41 @@ plan_ptxas(struct nv_plan *p, const char *src, const char *ptx, const char *gpu,
 	p->jobs[p->n - 1].check = NV_CHECK_ELF;
 }
 
+/* -cubin: the device pipeline's PTX, then ptxas, as nvcc runs cicc and
+ * then ptxas: ptxas's options and exit status, --compile-only under -rdc,
+ * the cubin checked whole. */
+void
+nv_drv_plan_cubin(struct nv_plan *p, const char *src, char *out)
+{
+	char *stem = nv_drv_stem(src);
+	struct nv_job j = { .act = NV_ACT_DEVICE, .label = nv_pipe_name(nv_drv_pipe()), .input = src,
+		            .arch = nv_drv.arch, .kind = NV_OUT_PTX, .temporary = 1, .deps_for = out };
+
+	j.output = tmp_file(p, stem, "ptx");
+	nv_plan_add(p, &j);
+	plan_ptxas(p, src, j.output, nv_drv.arch, nv_plan_out(p, out), 0);
+	free(stem);
+}
+
+/* -ptx with -Xptxas options: nvcc then runs ptxas for the virtual
+ * architecture on the PTX, which checks it and the options (and writes
+ * nothing); a bad option fails the build with ptxas's status. */
+void
+nv_drv_plan_ptx_check(struct nv_plan *p, const char *src, const char *ptx)
+{
+	struct nv_strv *av = xcalloc(1, sizeof(*av));
+
+	if (!nv_drv.xptxas.n || !strcmp(ptx, "-"))
+		return;
+	nv_strv_push(av, nv_cuda_tool(&nv_drv_cuda, "ptxas", "a check of the PTX (-Xptxas)"));
+	nv_strv_pushf(av, "-arch=%s", nv_drv.targets.v[0].virt);
+	nv_strv_push(av, "-m64");
+	for (size_t i = 0; i < nv_drv.xptxas.n; i++)
+		nv_strv_push(av, nv_drv.xptxas.v[i]);
+	nv_strv_push(av, ptx);
+	add_tool(p, "ptxas", av, src, nv_drv.targets.v[0].virt, NULL, 0);
+}
+
 /* "sm_90a" -> "90a", fatbinary's spelling of a GPU or virtual arch. */
 static const char *
 sm_of(const char *name)

@@ -10,6 +10,10 @@
 
 /* The jobs of -fatbin: src's PTX for each target, a cubin for each GPU, the fatbin in out. */
 void nv_drv_plan_fatbin(struct nv_plan *p, const char *src, char *out);
+/* -cubin of src to out: PTX, then ptxas. */
+void nv_drv_plan_cubin(struct nv_plan *p, const char *src, char *out);
+/* -ptx's check with ptxas when -Xptxas gives options, as nvcc's. */
+void nv_drv_plan_ptx_check(struct nv_plan *p, const char *src, const char *ptx);
 /* The jobs of a .cu file's host object obj: the fatbin, then clang's host
  * compile with it embedded; temporary: obj is a file of the build. */
 void nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary);

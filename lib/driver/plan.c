@@ -267,7 +267,10 @@ nv_drv_plan(struct nv_plan *p)
 		const char *in = nv_drv.inputs.v[i];
 		enum lang l = lang_of(in);
 
-		if (row->kind <= NV_OUT_LLVM) {
+		if (row->kind == NV_OUT_CUBIN && (!nv_drv.output || strcmp(nv_drv.output, "-"))) {
+			nv_drv_plan_cubin(p, in, out_path(row, in));
+		} else if (row->kind <= NV_OUT_LLVM) {
+			/* -cubin -o -: nv-llc runs ptxas, the cubin on standard output */
 			struct nv_job j = { .act = NV_ACT_DEVICE, .label = nv_pipe_name(nv_drv_pipe()),
 				            .input = in, .arch = nv_drv.arch, .kind = row->kind };
 
@@ -275,6 +278,8 @@ nv_drv_plan(struct nv_plan *p)
 			/* -o -: the dependency file is named for what -o would default to */
 			j.deps_for = strcmp(j.output, "-") ? j.output : xasprintf("%s.%s", nv_drv_stem(in), row->ext);
 			nv_plan_add(p, &j);
+			if (row->kind == NV_OUT_PTX && nv_drv_have_cuda)
+				nv_drv_plan_ptx_check(p, in, j.output);
 		} else if (row->kind == NV_OUT_FATBIN) {
 			nv_drv_plan_fatbin(p, in, out_path(row, in));
 		} else if (row->kind == NV_OUT_DEPS || row->kind == NV_OUT_PREPROC) {
