@@ -15,7 +15,7 @@
 #include "stages/target.h"
 
 static const char *libdevice; /* "" = search for it */
-static int internalize, fast_math;
+static int internalize, fast_math, static_stubs;
 static const char *cudafe, *split_map; /* cudafe: "" or "nvcc" (names as nvcc's), "clang" */
 
 static const struct nv_option opts[] = {
@@ -23,6 +23,7 @@ static const struct nv_option opts[] = {
 	{ "fast-math", NV_OPT_FLAG, &fast_math, NULL, "nvcc's -use_fast_math: call libdevice's fast approximations (__nv_fast_expf...) of the single-precision functions CUDA's math headers make fast (expf, exp10f, logf, log2f, log10f, sinf, cosf, sincosf, tanf, tanhf, powf)" },
 	{ "internalize", NV_OPT_FLAG, &internalize, NULL, "whole-program mode, as nvcc without -rdc: every function but the kernels becomes internal (variables stay visible to the host)" },
 	{ "cudafe", NV_OPT_OPTSTR, &cudafe, "nvcc|clang|host", "the module is clang's CUDA front end output: give it nvcc's device ABI (__managed__ variables marked managed; static kernels named as nvcc names them, or as clang does with =clang); =host: the module is the host side, whose kernels get nvcc's names too (registered, and each launch stub under the kernel's own name)" },
+	{ "static-template-stubs", NV_OPT_FLAG, &static_stubs, NULL, "with -cudafe=host: a template kernel's launch stub is internal, as nvcc's -static-global-template-stub=true (its default without -rdc): each unit launches its own device code's instantiation" },
 	{ "split-map", NV_OPT_STR, &split_map, "FILE", "the inputs are nv-split's parts, in any order: join them function by function and restore the linkage FILE records" },
 	{ NULL },
 };
@@ -118,10 +119,10 @@ main(int argc, char **argv)
 		     nv_link_modules(m, src, strcmp(cli.input[i], "-") ? cli.input[i] : "<stdin>");
 	}
 	if (!rc && host) {
-		unsigned n = nv_link_cudafe_host(m);
+		unsigned n = nv_link_cudafe_host(m, static_stubs);
 
 		nv_remark(NV_REMARK_ANALYSIS, "nv-link", "Cudafe", NULL,
-		          "%u kernel names of the host side given nvcc's", n);
+		          "%u kernel names or stubs of the host side given nvcc's", n);
 	} else if (!rc && cudafe) {
 		unsigned n = nv_link_cudafe(m, !strcmp(cudafe, "clang"));
 

@@ -392,12 +392,38 @@ int main()
 	return 0;
 }
 EOF2
+	# a template kernel's stub is static by default, as nvcc's (-static-global-template-stub=true):
+	# another unit cannot launch the instantiation (nvcc's program does not link either)
 	run --separate-stderr nvcc-lite -c -arch=sm_90 k.cu -o k.o
 	assert_success
-	nm k.o | grep -q ' [TW] _Z2ktIfXadL_Z1fPfEEEvPT_$' || fail "$(nm k.o)"
+	nm k.o | grep -q ' t _Z2ktIfXadL_Z1fPfEEEvPT_$' || fail "$(nm k.o)"
 	nm k.o | grep -q ' T _Z5plainPi$' || fail "$(nm k.o)"
 	run --separate-stderr nvcc-lite -arch=sm_90 k.o main.cpp -o app
-	[ "$status" -eq 0 ] || fail "the program does not link: $stderr"
+	[ "$status" -ne 0 ] || fail "a static stub linked from another unit"
+	grep -q "undefined reference to .*kt" <<<"$stderr" || fail "$stderr"
+	# =false, and -rdc=true (where nvcc's stubs are never static): one weak stub for the program
+	for o in -static-global-template-stub=false -rdc=true; do
+		run --separate-stderr nvcc-lite -c -arch=sm_90 k.cu -o k.o $o
+		assert_success
+		nm k.o | grep -q ' W _Z2ktIfXadL_Z1fPfEEEvPT_$' || fail "$o: $(nm k.o)"
+		run --separate-stderr nvcc-lite -arch=sm_90 k.o main.cpp -o app $o
+		[ "$status" -eq 0 ] || fail "$o: the program does not link: $stderr"
+	done
+}
+
+@test "the same template kernel instantiated in two units: each unit's own static stub, the program links (-static-global-template-stub)" {
+	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: no -c"
+	printf 'template <class T> __global__ void tk(T *p) { *p = %s; }\nvoid launch%s(int *q) { tk<<<1, 1>>>(q); }\n' 1 a >a.cu
+	printf 'template <class T> __global__ void tk(T *p) { *p = %s; }\nvoid launch%s(int *q) { tk<<<1, 1>>>(q); }\n' 2 b >b.cu
+	printf 'void launcha(int *);\nvoid launchb(int *);\nint main() { launcha(0); launchb(0); return 0; }\n' >m.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 a.cu b.cu m.cu -o app
+	assert_success
+	for u in a b; do
+		run --separate-stderr nvcc-lite -arch=sm_90 -c $u.cu -o $u.o
+		assert_success
+		nm $u.o | grep -q ' t _Z2tkIiEvPT_$' || fail "$u: $(nm $u.o)"
+		nm $u.o | grep -q ' t _Z17__device_stub__tkIiEvPT_$' || fail "$u: $(nm $u.o)"
+	done
 }
 
 @test "nvcc's silence on #pragma unroll(4) is nvcc-lite's; a missing return is still said, as nvcc says it" {

@@ -343,7 +343,7 @@ static void set_machine(const char *v) { one_of("machine", v, "64"); }
 static void set_target_dir(const char *v) { one_of("target-directory", v, "x86_64-linux"); }
 static void check_bool(const char *v) { one_of("true|false", v, "true|false"); }
 static void set_brief(const char *v) { check_bool(v); }
-static void set_template_stub(const char *v) { check_bool(v); }
+static void set_template_stub(const char *v) { check_bool(v); nv_drv.template_stub_weak = !strcmp(v, "false"); }
 static void set_hidden(const char *v) { check_bool(v); }
 static void set_jtd(const char *v) { number("--jump-table-density", v, 0, 101); }
 static void set_split_ext(const char *v) { number("--split-compile-extended", v, 0, 4096); }
@@ -551,7 +551,7 @@ static const struct flag flags[] = {
 	{ "-ftemplate-backtrace-limit", "--ftemplate-backtrace-limit", VALUE, "N", "at most N template instantiation notes per error (0: all)", set_tbl },
 	{ "-ftemplate-depth", "--ftemplate-depth", VALUE, "N", "template instantiations nest at most N deep", set_tdepth },
 	{ "-frandom-seed", "--frandom-seed", VALUE, "SEED", "the seed of the front end's random names (-frandom-seed=)", set_seed },
-	{ "-static-global-template-stub", "--static-global-template-stub", VALUE, "true|false", "accepted, no effect: a template kernel's host stub is a weak symbol, as nvcc's =false (nvcc's default, true, makes it static)", set_template_stub },
+	{ "-static-global-template-stub", "--static-global-template-stub", VALUE, "true|false", "true (the default without -rdc): a template kernel's host stub is static, each unit launching its own instantiation; false: a weak symbol, one for the program", set_template_stub },
 	{ "-device-entity-has-hidden-visibility", "--device-entity-has-hidden-visibility", VALUE, "true|false", "accepted: clang's device entities have nvcc's default visibility", set_hidden },
 	{ "-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler", FLAG, NULL, "an option nvcc-lite does not know goes to the host compiler instead of being an error", set_forward },
 	{ "-forward-unknown-to-host-linker", "--forward-unknown-to-host-linker", FLAG, NULL, "an option nvcc-lite does not know goes to the host link instead of being an error", set_forward_linker },

@@ -200,6 +200,8 @@ nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
 		p->jobs[p->n - 1].cache_at++;
 	nv_strv_push(link, nv_link);
 	nv_strv_push(link, "-cudafe=host");
+	if (!nv_drv.rdc && !nv_drv.template_stub_weak)
+		nv_strv_push(link, "-static-template-stubs");
 	nv_strv_push(link, bc);
 	nv_strv_push(link, "-o");
 	nv_strv_push(link, named);

@@ -610,8 +610,49 @@ name_stub(LLVMModuleRef m, LLVMValueRef stub, const char *name)
 	return 1;
 }
 
+/* The mangled name is a template's specialization: its (last) name is
+ * followed by template arguments, "I...E" (_Z2tkIfEvPT_, _ZN2ns1kIiEEvv). */
+static int
+is_template_name(const char *s)
+{
+	if (strncmp(s, "_Z", 2))
+		return 0;
+	s += 2;
+	if (*s == 'N')
+		for (s++; *s == 'r' || *s == 'V' || *s == 'K'; s++)
+			;
+	if (!strncmp(s, "St", 2))
+		s += 2;
+	while (*s >= '1' && *s <= '9') {
+		char *end;
+		unsigned long n = strtoul(s, &end, 10);
+
+		if (strlen(end) < n)
+			return 0;
+		s = end + n;
+		if (*s == 'I')
+			return 1;
+	}
+	return 0;
+}
+
+/* nvcc's static stub of a template kernel: the stub and the aliases to it
+ * internal, out of their comdat. */
+static void
+make_stub_static(LLVMModuleRef m, LLVMValueRef stub)
+{
+	LLVMSetLinkage(stub, LLVMInternalLinkage);
+	LLVMSetVisibility(stub, LLVMDefaultVisibility);
+	LLVMSetComdat(stub, NULL);
+	for (LLVMValueRef a = LLVMGetFirstGlobalAlias(m); a; a = LLVMGetNextGlobalAlias(a))
+		if (LLVMAliasGetAliasee(a) == stub) {
+			LLVMSetLinkage(a, LLVMInternalLinkage);
+			LLVMSetVisibility(a, LLVMDefaultVisibility);
+		}
+}
+
 unsigned
-nv_link_cudafe_host(LLVMModuleRef m)
+nv_link_cudafe_host(LLVMModuleRef m, int static_templates)
 {
 	LLVMValueRef reg = LLVMGetNamedFunction(m, "__cudaRegisterFunction");
 	unsigned n = 0;
@@ -645,6 +686,11 @@ nv_link_cudafe_host(LLVMModuleRef m)
 		}
 		if (LLVMIsAFunction(stub))
 			n += (unsigned)name_stub(m, stub, name);
+		if (static_templates && LLVMIsAFunction(stub) && is_template_name(name) &&
+		    (LLVMGetLinkage(stub) == LLVMLinkOnceODRLinkage || LLVMGetLinkage(stub) == LLVMWeakODRLinkage)) {
+			make_stub_static(m, stub);
+			n++;
+		}
 		free(nv);
 	}
 	return n;

@@ -63,6 +63,9 @@ char *nv_link_nvcc_kernel_name(const char *name);
  * names the kernel (its own mangled name: _Z1kPf, where clang names the stub
  * _Z16__device_stub__kPf), which host code compiled by another compiler
  * calls and takes the address of.  Returns how many changed. */
-unsigned nv_link_cudafe_host(LLVMModuleRef m);
+unsigned nv_link_cudafe_host(LLVMModuleRef m, int static_templates);
+/* static_templates: nvcc's -static-global-template-stub=true (its default
+ * without -rdc): a template kernel's stub and its nvcc-named alias become
+ * internal, so each unit launches the instantiation of its own device code. */
 
 #endif
