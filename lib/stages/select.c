@@ -295,7 +295,7 @@ function_phis(LLVMValueRef fn, int mode, int fcmp, int min)
 	for (unsigned r = 0; r < g.nrpo; r++) {
 		LLVMValueRef *a, *b;
 		unsigned n = 0;
-		int real;
+		int real, one;
 
 		x.j = g.rpo[r];
 		for (LLVMValueRef i = LLVMGetFirstInstruction(g.bb[x.j]); i && LLVMIsAPHINode(i);
@@ -309,7 +309,14 @@ function_phis(LLVMValueRef fn, int mode, int fcmp, int min)
 		a = phi + cap;
 		b = phi + 2 * cap;
 		real = split_sides(&x, phi, n, a, b);
-		if (real < min || real < 1 || (real > 2 && !fcmp && float_decided(&x)) || (mode == 1 && !one_branch_decides(&x)))
+		if (real < min || real < 1)
+			continue;
+		one = one_branch_decides(&x);
+		if (mode == 1 && !one)
+			continue;
+		if (real > 2 && !fcmp &&
+		    (one ? float_condition(LLVMGetCondition(LLVMGetBasicBlockTerminator(g.bb[d.idom[x.j]])), 0)
+		         : float_decided(&x)))
 			continue;
 		done += rewrite(&x, phi, n, a, b);
 	}
