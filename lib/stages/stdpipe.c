@@ -12,6 +12,7 @@
 #include "../base/util.h"
 #include "../ir/cfgedit.h"
 #include "memory.h"
+#include "select.h"
 
 /*
  * The seeds place cicc's standard pipelines #1, #5 and #8 between its own
@@ -45,10 +46,12 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "lower-aggr-copies,byval-args-by-value,function(sroa),set-local-array-alignment,set-extern-shared-alignment,"
 	  "function(alignment-from-assumptions,infer-alignment,instcombine<no-verify-fixpoint>,"
 	  "load-store-vectorizer,instcombine<no-verify-fixpoint>,"
-	  "infer-address-spaces,infer-alignment,load-store-vectorizer),memory-space-opt,base-address-strength-reduce",
+	  "infer-address-spaces,infer-alignment,load-store-vectorizer),memory-space-opt,base-address-strength-reduce,"
+	  "select-formation,function(simplifycfg)",
 	  "the end of cicc's optimizer: lower aggregate copies, pass byval structs to declared functions as values, align local arrays and dynamic shared memory, "
 	  "propagate alignment, vectorize loads and stores (again once address spaces are known), "
-	  "WMMA loads and stores on their pointer's space, rebase p[x - k] on p[x] in loops" },
+	  "WMMA loads and stores on their pointer's space, rebase p[x - k] on p[x] in loops, "
+	  "compare-exchanges to selects" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",
@@ -85,6 +88,7 @@ static const struct {
 	{ "base-address-strength-reduce", nv_memory_base_address_strength_reduce },
 	{ "memory-space-opt", nv_memory_space_opt },
 	{ "byval-args-by-value", nv_memory_byval_args_by_value },
+	{ "select-formation", nv_select_formation },
 };
 
 /* The own pass element names (its length len), or -1. */

@@ -1,0 +1,21 @@
+#ifndef NV_STAGES_SELECT_H
+#define NV_STAGES_SELECT_H
+/*
+ * select: select formation, run by name from pipeline text (stdpipe).
+ */
+#include <llvm-c/Types.h>
+
+/* select-formation over every function of m: a block (not a loop header)
+ * whose phis all choose between the same two sets of values, each value
+ * computed before the branches that lead there (a compare-exchange
+ * "if (b < a) swap(a, b)" with its payload), gets one i1 phi saying which
+ * set came in, and its phis become selects on it; a remark per block.  The
+ * CFG stays as it is: SimplifyCFG after it folds that i1 phi into the
+ * branch's condition and the branch away.  Under -nv-select-formation=1
+ * (the default) only where one conditional branch decides, at 2 at any
+ * join; at least -nv-select-formation-min-phis phis; under a float compare
+ * two at most unless -nv-select-formation-fcmp.  Nothing at 0.  Returns
+ * the number of phis replaced. */
+unsigned nv_select_formation(LLVMModuleRef m);
+
+#endif
