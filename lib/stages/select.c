@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "../base/knobs.h"
 #include "../base/remarks.h"
@@ -335,8 +337,20 @@ nv_select_formation(LLVMModuleRef m)
 
 	if (!mode)
 		return 0;
-	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-		if (!LLVMIsDeclaration(f))
-			n += function_phis(f, mode, fcmp, min);
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		unsigned k = LLVMIsDeclaration(f) ? 0 : function_phis(f, mode, fcmp, min);
+
+		/* the i1 phi folded into the branch's condition, the branch away:
+		 * in the functions changed only, the others' code as it was */
+		if (k) {
+			LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+			LLVMErrorRef err = LLVMRunPassesOnFunction(f, "simplifycfg,instsimplify", NULL, po);
+
+			if (err)
+				LLVMConsumeError(err);
+			LLVMDisposePassBuilderOptions(po);
+		}
+		n += k;
+	}
 	return n;
 }

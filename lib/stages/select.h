@@ -9,9 +9,10 @@
  * whose phis all choose between the same two sets of values, each value
  * computed before the branches that lead there (a compare-exchange
  * "if (b < a) swap(a, b)" with its payload), gets one i1 phi saying which
- * set came in, and its phis become selects on it; a remark per block.  The
- * CFG stays as it is: SimplifyCFG after it folds that i1 phi into the
- * branch's condition and the branch away.  Under -nv-select-formation=1
+ * set came in, and its phis become selects on it; a remark per block.  A
+ * function so changed then gets SimplifyCFG and InstSimplify, which fold
+ * that i1 phi into the branch's condition and the branch away (the other
+ * functions are left exactly as they were).  Under -nv-select-formation=1
  * (the default) only where one conditional branch decides, at 2 at any
  * join; at least -nv-select-formation-min-phis phis; under a float compare
  * two at most unless -nv-select-formation-fcmp.  Nothing at 0.  Returns

@@ -47,7 +47,7 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "function(alignment-from-assumptions,infer-alignment,instcombine<no-verify-fixpoint>,"
 	  "load-store-vectorizer,instcombine<no-verify-fixpoint>,"
 	  "infer-address-spaces,infer-alignment,load-store-vectorizer),memory-space-opt,base-address-strength-reduce,"
-	  "select-formation,function(simplifycfg)",
+	  "select-formation",
 	  "the end of cicc's optimizer: lower aggregate copies, pass byval structs to declared functions as values, align local arrays and dynamic shared memory, "
 	  "propagate alignment, vectorize loads and stores (again once address spaces are known), "
 	  "WMMA loads and stores on their pointer's space, rebase p[x - k] on p[x] in loops, "
