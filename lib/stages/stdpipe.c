@@ -45,10 +45,11 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "lower-aggr-copies,byval-args-by-value,function(sroa),set-local-array-alignment,set-extern-shared-alignment,"
 	  "function(alignment-from-assumptions,infer-alignment,instcombine<no-verify-fixpoint>,"
 	  "load-store-vectorizer,instcombine<no-verify-fixpoint>,"
-	  "infer-address-spaces,infer-alignment,load-store-vectorizer),memory-space-opt,base-address-strength-reduce",
+	  "infer-address-spaces,infer-alignment,load-store-vectorizer),memory-space-opt,base-address-strength-reduce,base-address-strength-reduce-chain",
 	  "the end of cicc's optimizer: lower aggregate copies, pass byval structs to declared functions as values, align local arrays and dynamic shared memory, "
 	  "propagate alignment, vectorize loads and stores (again once address spaces are known), "
-	  "WMMA loads and stores on their pointer's space, rebase p[x - k] on p[x] in loops" },
+	  "WMMA loads and stores on their pointer's space, rebase p[x - k] on p[x] in loops, "
+	  "step one pointer through p[i], p[i + s], p[i + 2*s] in a block" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",
@@ -83,6 +84,7 @@ static const struct {
 	{ "unskip-stores", unskip_stores },
 	{ "thread-cleanup-dests", nv_cfg_thread_cleanup_dests },
 	{ "base-address-strength-reduce", nv_memory_base_address_strength_reduce },
+	{ "base-address-strength-reduce-chain", nv_memory_base_address_chain },
 	{ "memory-space-opt", nv_memory_space_opt },
 	{ "byval-args-by-value", nv_memory_byval_args_by_value },
 };
