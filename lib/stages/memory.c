@@ -1884,7 +1884,8 @@ nv_memory_kernel_byval(LLVMModuleRef m, int grid_constant)
  * poison), so sext(i2) - sext(i1) is their difference exactly.  The
  * earlier pointer q1 must already have been loaded or stored through in
  * the block: were it poison (an index that overflowed), that access is
- * undefined before q2 is used, so q2 may be computed from it.
+ * undefined before q2 is used, so q2 may be computed from it.  Blocks in
+ * a loop are left to LSR.
  */
 
 #define CHAIN_TERMS 8 /* terms of an index polynomial */
@@ -1982,9 +1983,11 @@ poly_leaf(struct chain_poly *p, LLVMValueRef v)
 	p->t[0].f[0] = v;
 }
 
-/* The i32 value v as a polynomial whose sign extension is sext(v). */
+/* The i32 value v as a polynomial whose sign extension is sext(v) (nsw
+ * operations only); wide: the i64 value v as a polynomial equal to it
+ * modulo 2^64, as addresses are (any add, sub, mul, shl). */
 static int
-chain_read(struct chain_poly *p, LLVMValueRef v, unsigned depth)
+chain_read(struct chain_poly *p, LLVMValueRef v, int wide, unsigned depth)
 {
 	struct chain_poly a, b;
 	LLVMOpcode op;
@@ -1998,19 +2001,19 @@ chain_read(struct chain_poly *p, LLVMValueRef v, unsigned depth)
 	if (!LLVMIsABinaryOperator(v) || depth >= CHAIN_DEPTH)
 		goto leaf;
 	op = LLVMGetInstructionOpcode(v);
-	if ((op != LLVMAdd && op != LLVMSub && op != LLVMMul && op != LLVMShl) || !LLVMGetNSW(v))
+	if ((op != LLVMAdd && op != LLVMSub && op != LLVMMul && op != LLVMShl) || (!wide && !LLVMGetNSW(v)))
 		goto leaf;
-	if (!chain_read(&a, LLVMGetOperand(v, 0), depth + 1))
+	if (!chain_read(&a, LLVMGetOperand(v, 0), wide, depth + 1))
 		return 0;
 	if (op == LLVMShl) {
 		LLVMValueRef k = LLVMGetOperand(v, 1);
 		unsigned long long s;
 
-		if (!LLVMIsAConstantInt(k) || (s = LLVMConstIntGetZExtValue(k)) > 30)
+		if (!LLVMIsAConstantInt(k) || (s = LLVMConstIntGetZExtValue(k)) > (wide ? 62u : 30u))
 			goto leaf;
 		return poly_add(p, &a, (int64_t)1 << s);
 	}
-	if (!chain_read(&b, LLVMGetOperand(v, 1), depth + 1))
+	if (!chain_read(&b, LLVMGetOperand(v, 1), wide, depth + 1))
 		return 0;
 	if (op == LLVMMul)
 		return poly_mul(p, &a, &b);
@@ -2025,6 +2028,7 @@ struct chain_gep {
 	LLVMValueRef gep, p, q; /* the GEP, its base, its pointer now */
 	uint64_t size;
 	int anchor; /* loaded or stored through */
+	int wide; /* the index is i64 itself, not a sign extension */
 	struct chain_poly x;
 };
 
@@ -2046,6 +2050,7 @@ struct chain {
 static LLVMValueRef
 chain_step(struct chain *c, LLVMValueRef s, int64_t bytes, LLVMValueRef at)
 {
+	/* s: an i32 (sign-extended here) or an i64 leaf */
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetModuleContext(c->m));
 	LLVMValueRef v;
 
@@ -2053,7 +2058,7 @@ chain_step(struct chain *c, LLVMValueRef s, int64_t bytes, LLVMValueRef at)
 		if (c->st[i].s == s && c->st[i].bytes == bytes)
 			return c->st[i].v;
 	LLVMPositionBuilderBefore(c->b, at);
-	v = LLVMBuildSExt(c->b, s, i64, "chain.s");
+	v = LLVMGetIntTypeWidth(LLVMTypeOf(s)) == 64 ? s : LLVMBuildSExt(c->b, s, i64, "chain.s");
 	v = LLVMBuildMul(c->b, v, LLVMConstInt(i64, (unsigned long long)bytes, 1), "chain.step");
 	if (c->nst == c->capst) {
 		c->capst = c->capst ? 2 * c->capst : 8;
@@ -2065,26 +2070,54 @@ chain_step(struct chain *c, LLVMValueRef s, int64_t bytes, LLVMValueRef at)
 	return v;
 }
 
-/* gep, read as p[sext(i32 index)]: whether it is one. */
+/* gep, read as p[j...][sext(i32 index)] (the last index a sign
+ * extension, the ones before it kept as they are): whether it is one. */
 static int
 chain_gep_read(struct chain *c, LLVMValueRef gep, struct chain_gep *g)
 {
+	unsigned n = (unsigned)LLVMGetNumOperands(gep);
 	LLVMValueRef idx;
 	LLVMTypeRef et;
 
-	if (LLVMGetNumOperands(gep) != 2)
+	if (n < 2 || n > 4 || LLVMGetTypeKind(LLVMTypeOf(gep)) != LLVMPointerTypeKind)
 		return 0;
-	idx = LLVMGetOperand(gep, 1);
-	if (!LLVMIsASExtInst(idx) || LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(idx, 0))) != 32)
+	idx = LLVMGetOperand(gep, n - 1);
+	if (LLVMGetTypeKind(LLVMTypeOf(idx)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(idx)) != 64)
 		return 0;
+	g->wide = !LLVMIsASExtInst(idx) || LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(idx, 0))) != 32;
+	if (g->wide && LLVMIsAConstantInt(idx))
+		return 0; /* LLVM folds constant offsets already */
+	/* the type the last index steps over */
 	et = LLVMGetGEPSourceElementType(gep);
-	if (!nv_type_sized(et) || LLVMGetTypeKind(LLVMTypeOf(gep)) != LLVMPointerTypeKind)
+	for (unsigned k = 2; k < n; k++) {
+		LLVMTypeKind tk = LLVMGetTypeKind(et);
+
+		if (tk != LLVMArrayTypeKind)
+			return 0;
+		et = LLVMGetElementType(et);
+	}
+	if (!nv_type_sized(et))
 		return 0;
 	g->gep = g->q = gep;
 	g->p = LLVMGetOperand(gep, 0);
 	g->size = nv_type_alloc_size(c->m, et);
 	g->anchor = 0;
-	return g->size && g->size < (1u << 20) && chain_read(&g->x, LLVMGetOperand(idx, 0), 0);
+	return g->size && g->size < (1u << 20) &&
+	       chain_read(&g->x, g->wide ? idx : LLVMGetOperand(idx, 0), g->wide, 0);
+}
+
+/* Do GEPs a and b have the same pointer, source type and indices but the last? */
+static int
+chain_same_prefix(LLVMValueRef a, LLVMValueRef b)
+{
+	unsigned n = (unsigned)LLVMGetNumOperands(a);
+
+	if ((unsigned)LLVMGetNumOperands(b) != n || LLVMGetGEPSourceElementType(a) != LLVMGetGEPSourceElementType(b))
+		return 0;
+	for (unsigned k = 0; k + 1 < n; k++)
+		if (LLVMGetOperand(a, k) != LLVMGetOperand(b, k))
+			return 0;
+	return 1;
 }
 
 /* Rewrite g from an earlier anchor of its array; 1 when done. */
@@ -2101,7 +2134,8 @@ chain_rewrite(struct chain *c, struct chain_gep *g)
 		int64_t k = 0, bytes;
 		unsigned var = 0;
 
-		if (!a->anchor || a->p != g->p || a->size != g->size || !poly_add(&d, &a->x, -1))
+		if (!a->anchor || a->wide != g->wide || !chain_same_prefix(a->gep, g->gep) || a->size != g->size ||
+		    !poly_add(&d, &a->x, -1))
 			continue;
 		/* d: a constant and at most one c * s */
 		for (unsigned j = 0; j < d.n; j++)
@@ -2187,12 +2221,19 @@ nv_memory_base_address_chain(LLVMModuleRef m)
 		return 0;
 	c.b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		struct nv_fn_loops a;
 		unsigned k = 0;
 
 		if (LLVMIsDeclaration(f))
 			continue;
-		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-			k += chain_block(&c, bb);
+		nv_fn_loops_build(&a, f);
+		/* Not in a loop: there the addresses are LSR's, which gives each
+		 * of a chain its own induction variable (llm.c's
+		 * matmul_tri_registers, its 16 loads a trip: 96 registers, 128). */
+		for (unsigned bi = 0; bi < a.g.n; bi++)
+			if (a.ls.innermost[bi] == NV_NONE || nv_knob_int(NV_KNOB_BASR_CHAIN_IN_LOOPS))
+				k += chain_block(&c, a.g.bb[bi]);
+		nv_fn_loops_release(&a);
 		if (k)
 			nv_cfg_erase_dead(f);
 		n += k;
