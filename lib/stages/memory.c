@@ -1869,3 +1869,377 @@ nv_memory_kernel_byval(LLVMModuleRef m, int grid_constant)
 	}
 	return n;
 }
+
+/*
+ * base-address-strength-reduce-chain (cicc's do-base-address-strength-
+ * reduce-chain): in a block, an access p[sext(i2)] whose 32-bit index is
+ * i1 + c * s or i1 + c for an earlier access p[sext(i1)] of the same array
+ * is addressed from i1's pointer: q2 = q1 + c * size * sext(s), one 64-bit
+ * add, where we built each index, sign-extended it and multiplied it
+ * (mul.wide) per access.  An unrolled `a[(y + j) * w + x]`, j = 0, 8, 16,
+ * 24 (a tile transpose) steps one pointer, as cicc does.
+ *
+ * The indices are read as polynomials over the 32-bit values they are
+ * built from through add, sub, mul and shl with nsw (an overflow there is
+ * poison), so sext(i2) - sext(i1) is their difference exactly.  The
+ * earlier pointer q1 must already have been loaded or stored through in
+ * the block: were it poison (an index that overflowed), that access is
+ * undefined before q2 is used, so q2 may be computed from it.  Blocks in
+ * a loop are left to LSR.
+ */
+
+#define CHAIN_TERMS 8 /* terms of an index polynomial */
+#define CHAIN_DEGREE 3 /* factors of a term */
+#define CHAIN_DEPTH 12 /* operations read into an index */
+
+struct chain_term {
+	int64_t c;
+	unsigned n; /* factors, sorted by address; 0: the constant */
+	LLVMValueRef f[CHAIN_DEGREE];
+};
+
+struct chain_poly {
+	unsigned n;
+	struct chain_term t[CHAIN_TERMS];
+};
+
+static int
+term_same(const struct chain_term *a, const struct chain_term *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->f[i] != b->f[i])
+			return 0;
+	return 1;
+}
+
+/* p += k * t; 0 when it does not fit. */
+static int
+poly_add_term(struct chain_poly *p, const struct chain_term *t, int64_t k)
+{
+	int64_t c;
+
+	if (__builtin_mul_overflow(t->c, k, &c))
+		return 0;
+	for (unsigned i = 0; i < p->n; i++)
+		if (term_same(&p->t[i], t)) {
+			if (__builtin_add_overflow(p->t[i].c, c, &p->t[i].c))
+				return 0;
+			if (!p->t[i].c)
+				p->t[i] = p->t[--p->n];
+			return 1;
+		}
+	if (!c)
+		return 1;
+	if (p->n == CHAIN_TERMS)
+		return 0;
+	p->t[p->n] = *t;
+	p->t[p->n++].c = c;
+	return 1;
+}
+
+static int
+poly_add(struct chain_poly *p, const struct chain_poly *q, int64_t k)
+{
+	for (unsigned i = 0; i < q->n; i++)
+		if (!poly_add_term(p, &q->t[i], k))
+			return 0;
+	return 1;
+}
+
+/* p = a * b; 0 when it does not fit. */
+static int
+poly_mul(struct chain_poly *p, const struct chain_poly *a, const struct chain_poly *b)
+{
+	p->n = 0;
+	for (unsigned i = 0; i < a->n; i++)
+		for (unsigned j = 0; j < b->n; j++) {
+			struct chain_term t;
+
+			if (a->t[i].n + b->t[j].n > CHAIN_DEGREE)
+				return 0;
+			t.n = 0;
+			t.c = 1;
+			/* merge the two sorted factor lists */
+			for (unsigned x = 0, y = 0; x < a->t[i].n || y < b->t[j].n;)
+				if (y == b->t[j].n ||
+				    (x < a->t[i].n && (uintptr_t)a->t[i].f[x] <= (uintptr_t)b->t[j].f[y]))
+					t.f[t.n++] = a->t[i].f[x++];
+				else
+					t.f[t.n++] = b->t[j].f[y++];
+			if (__builtin_mul_overflow(a->t[i].c, b->t[j].c, &t.c) || !poly_add_term(p, &t, 1))
+				return 0;
+		}
+	return 1;
+}
+
+static void
+poly_leaf(struct chain_poly *p, LLVMValueRef v)
+{
+	p->n = 1;
+	p->t[0].c = 1;
+	p->t[0].n = 1;
+	p->t[0].f[0] = v;
+}
+
+/* The i32 value v as a polynomial whose sign extension is sext(v) (nsw
+ * operations only); wide: the i64 value v as a polynomial equal to it
+ * modulo 2^64, as addresses are (any add, sub, mul, shl). */
+static int
+chain_read(struct chain_poly *p, LLVMValueRef v, int wide, unsigned depth)
+{
+	struct chain_poly a, b;
+	LLVMOpcode op;
+
+	p->n = 0;
+	if (LLVMIsAConstantInt(v)) {
+		struct chain_term t = { LLVMConstIntGetSExtValue(v), 0, { 0 } };
+
+		return poly_add_term(p, &t, 1);
+	}
+	if (!LLVMIsABinaryOperator(v) || depth >= CHAIN_DEPTH)
+		goto leaf;
+	op = LLVMGetInstructionOpcode(v);
+	if ((op != LLVMAdd && op != LLVMSub && op != LLVMMul && op != LLVMShl) || (!wide && !LLVMGetNSW(v)))
+		goto leaf;
+	if (!chain_read(&a, LLVMGetOperand(v, 0), wide, depth + 1))
+		return 0;
+	if (op == LLVMShl) {
+		LLVMValueRef k = LLVMGetOperand(v, 1);
+		unsigned long long s;
+
+		if (!LLVMIsAConstantInt(k) || (s = LLVMConstIntGetZExtValue(k)) > (wide ? 62u : 30u))
+			goto leaf;
+		return poly_add(p, &a, (int64_t)1 << s);
+	}
+	if (!chain_read(&b, LLVMGetOperand(v, 1), wide, depth + 1))
+		return 0;
+	if (op == LLVMMul)
+		return poly_mul(p, &a, &b);
+	return poly_add(p, &a, 1) && poly_add(p, &b, op == LLVMAdd ? 1 : -1);
+leaf:
+	poly_leaf(p, v);
+	return 1;
+}
+
+/* An access of the block, read. */
+struct chain_gep {
+	LLVMValueRef gep, p, q; /* the GEP, its base, its pointer now */
+	uint64_t size;
+	int anchor; /* loaded or stored through */
+	int wide; /* the index is i64 itself, not a sign extension */
+	struct chain_poly x;
+};
+
+struct chain_step {
+	LLVMValueRef s, v;
+	int64_t bytes;
+};
+
+struct chain {
+	LLVMModuleRef m;
+	LLVMBuilderRef b;
+	struct chain_gep *g;
+	unsigned ng, capg;
+	struct chain_step *st;
+	unsigned nst, capst;
+};
+
+/* sext(s) * bytes, built once per block before `at` (after s). */
+static LLVMValueRef
+chain_step(struct chain *c, LLVMValueRef s, int64_t bytes, LLVMValueRef at)
+{
+	/* s: an i32 (sign-extended here) or an i64 leaf */
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetModuleContext(c->m));
+	LLVMValueRef v;
+
+	for (unsigned i = 0; i < c->nst; i++)
+		if (c->st[i].s == s && c->st[i].bytes == bytes)
+			return c->st[i].v;
+	LLVMPositionBuilderBefore(c->b, at);
+	v = LLVMGetIntTypeWidth(LLVMTypeOf(s)) == 64 ? s : LLVMBuildSExt(c->b, s, i64, "chain.s");
+	v = LLVMBuildMul(c->b, v, LLVMConstInt(i64, (unsigned long long)bytes, 1), "chain.step");
+	if (c->nst == c->capst) {
+		c->capst = c->capst ? 2 * c->capst : 8;
+		c->st = xrealloc(c->st, c->capst * sizeof(*c->st));
+	}
+	c->st[c->nst].s = s;
+	c->st[c->nst].bytes = bytes;
+	c->st[c->nst++].v = v;
+	return v;
+}
+
+/* gep, read as p[j...][sext(i32 index)] (the last index a sign
+ * extension, the ones before it kept as they are): whether it is one. */
+static int
+chain_gep_read(struct chain *c, LLVMValueRef gep, struct chain_gep *g)
+{
+	unsigned n = (unsigned)LLVMGetNumOperands(gep);
+	LLVMValueRef idx;
+	LLVMTypeRef et;
+
+	if (n < 2 || n > 4 || LLVMGetTypeKind(LLVMTypeOf(gep)) != LLVMPointerTypeKind)
+		return 0;
+	idx = LLVMGetOperand(gep, n - 1);
+	if (LLVMGetTypeKind(LLVMTypeOf(idx)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(idx)) != 64)
+		return 0;
+	g->wide = !LLVMIsASExtInst(idx) || LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(idx, 0))) != 32;
+	if (g->wide && LLVMIsAConstantInt(idx))
+		return 0; /* LLVM folds constant offsets already */
+	/* the type the last index steps over */
+	et = LLVMGetGEPSourceElementType(gep);
+	for (unsigned k = 2; k < n; k++) {
+		LLVMTypeKind tk = LLVMGetTypeKind(et);
+
+		if (tk != LLVMArrayTypeKind)
+			return 0;
+		et = LLVMGetElementType(et);
+	}
+	if (!nv_type_sized(et))
+		return 0;
+	g->gep = g->q = gep;
+	g->p = LLVMGetOperand(gep, 0);
+	g->size = nv_type_alloc_size(c->m, et);
+	g->anchor = 0;
+	return g->size && g->size < (1u << 20) &&
+	       chain_read(&g->x, g->wide ? idx : LLVMGetOperand(idx, 0), g->wide, 0);
+}
+
+/* Do GEPs a and b have the same pointer, source type and indices but the last? */
+static int
+chain_same_prefix(LLVMValueRef a, LLVMValueRef b)
+{
+	unsigned n = (unsigned)LLVMGetNumOperands(a);
+
+	if ((unsigned)LLVMGetNumOperands(b) != n || LLVMGetGEPSourceElementType(a) != LLVMGetGEPSourceElementType(b))
+		return 0;
+	for (unsigned k = 0; k + 1 < n; k++)
+		if (LLVMGetOperand(a, k) != LLVMGetOperand(b, k))
+			return 0;
+	return 1;
+}
+
+/* Rewrite g from an earlier anchor of its array; 1 when done. */
+static int
+chain_rewrite(struct chain *c, struct chain_gep *g)
+{
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(LLVMGetModuleContext(c->m));
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetModuleContext(c->m));
+
+	for (unsigned i = c->ng; i-- > 0;) {
+		struct chain_gep *a = &c->g[i];
+		struct chain_poly d = g->x;
+		LLVMValueRef q, off;
+		int64_t k = 0, bytes;
+		unsigned var = 0;
+
+		if (!a->anchor || a->wide != g->wide || !chain_same_prefix(a->gep, g->gep) || a->size != g->size ||
+		    !poly_add(&d, &a->x, -1))
+			continue;
+		/* d: a constant and at most one c * s */
+		for (unsigned j = 0; j < d.n; j++)
+			if (d.t[j].n == 0)
+				k = d.t[j].c;
+			else if (d.t[j].n == 1 && !var)
+				var = j + 1;
+			else
+				goto next;
+		if (!var && !k)
+			goto next;
+		LLVMPositionBuilderBefore(c->b, g->gep);
+		q = a->q;
+		if (var) {
+			const struct chain_term *t = &d.t[var - 1];
+
+			if (__builtin_mul_overflow(t->c, (int64_t)g->size, &bytes))
+				goto next;
+			off = chain_step(c, t->f[0], bytes, g->gep);
+			LLVMPositionBuilderBefore(c->b, g->gep);
+			q = LLVMBuildGEP2(c->b, i8, q, &off, 1, "chain");
+			LLVMInstructionSetDebugLoc(q, LLVMInstructionGetDebugLoc(g->gep));
+		}
+		if (k) {
+			if (__builtin_mul_overflow(k, (int64_t)g->size, &bytes))
+				goto next;
+			off = LLVMConstInt(i64, (unsigned long long)bytes, 1);
+			q = LLVMBuildGEP2(c->b, i8, q, &off, 1, var ? "chain.k" : "chain");
+			LLVMInstructionSetDebugLoc(q, LLVMInstructionGetDebugLoc(g->gep));
+		}
+		nv_remark(NV_REMARK_PASSED, "base-address-strength-reduce-chain", "Chained", g->gep,
+		          var ? "address computed from an earlier access's address plus a 64-bit step, not from its own index"
+		              : "address computed from an earlier access's address plus a constant, not from its own index");
+		LLVMReplaceAllUsesWith(g->gep, q);
+		g->q = q;
+		return 1;
+	next:;
+	}
+	return 0;
+}
+
+static unsigned
+chain_block(struct chain *c, LLVMBasicBlockRef bb)
+{
+	unsigned n = 0;
+
+	c->ng = c->nst = 0;
+	for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+		LLVMValueRef ptr = NULL;
+
+		if (LLVMIsAGetElementPtrInst(i)) {
+			struct chain_gep g;
+
+			if (!chain_gep_read(c, i, &g))
+				continue;
+			n += chain_rewrite(c, &g);
+			if (c->ng == c->capg) {
+				c->capg = c->capg ? 2 * c->capg : 16;
+				c->g = xrealloc(c->g, c->capg * sizeof(*c->g));
+			}
+			c->g[c->ng++] = g;
+			continue;
+		}
+		if (LLVMIsALoadInst(i))
+			ptr = LLVMGetOperand(i, 0);
+		else if (LLVMIsAStoreInst(i))
+			ptr = LLVMGetOperand(i, 1);
+		if (ptr)
+			for (unsigned j = 0; j < c->ng; j++)
+				if (c->g[j].q == ptr)
+					c->g[j].anchor = 1;
+	}
+	return n;
+}
+
+unsigned
+nv_memory_base_address_chain(LLVMModuleRef m)
+{
+	struct chain c = { m, NULL, NULL, 0, 0, NULL, 0, 0 };
+	unsigned n = 0;
+
+	if (!nv_knob_int(NV_KNOB_DO_BASE_ADDRESS_STRENGTH_REDUCE_CHAIN))
+		return 0;
+	c.b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		struct nv_fn_loops a;
+		unsigned k = 0;
+
+		if (LLVMIsDeclaration(f))
+			continue;
+		nv_fn_loops_build(&a, f);
+		/* Not in a loop: there the addresses are LSR's, which gives each
+		 * of a chain its own induction variable (llm.c's
+		 * matmul_tri_registers, its 16 loads a trip: 96 registers, 128). */
+		for (unsigned bi = 0; bi < a.g.n; bi++)
+			if (a.ls.innermost[bi] == NV_NONE || nv_knob_int(NV_KNOB_BASR_CHAIN_IN_LOOPS))
+				k += chain_block(&c, a.g.bb[bi]);
+		nv_fn_loops_release(&a);
+		if (k)
+			nv_cfg_erase_dead(f);
+		n += k;
+	}
+	free(c.g);
+	free(c.st);
+	LLVMDisposeBuilder(c.b);
+	return n;
+}

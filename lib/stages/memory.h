@@ -24,6 +24,9 @@ unsigned nv_memory_align_extern_shared(LLVMModuleRef m);
  * before the loop (off with -do-base-address-strength-reduce=0).  Returns
  * how many addresses. */
 unsigned nv_memory_base_address_strength_reduce(LLVMModuleRef m);
+/* base-address-strength-reduce-chain: in a block, p[sext(i + c*s)] from an
+ * earlier p[sext(i)] accessed there, one 64-bit step (i nsw); count. */
+unsigned nv_memory_base_address_chain(LLVMModuleRef m);
 
 /* memory-space-opt: each WMMA fragment load or store on a generic pointer
  * that is a GEP chain over a conversion from shared or global memory calls

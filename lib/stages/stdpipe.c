@@ -47,11 +47,11 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "function(alignment-from-assumptions,infer-alignment,instcombine<no-verify-fixpoint>,"
 	  "load-store-vectorizer,instcombine<no-verify-fixpoint>,"
 	  "infer-address-spaces,infer-alignment,load-store-vectorizer),memory-space-opt,base-address-strength-reduce,"
-	  "select-formation",
+	  "base-address-strength-reduce-chain,select-formation",
 	  "the end of cicc's optimizer: lower aggregate copies, pass byval structs to declared functions as values, align local arrays and dynamic shared memory, "
 	  "propagate alignment, vectorize loads and stores (again once address spaces are known), "
 	  "WMMA loads and stores on their pointer's space, rebase p[x - k] on p[x] in loops, "
-	  "compare-exchanges to selects" },
+	  "step one pointer through p[i], p[i + s], p[i + 2*s] in a block, compare-exchanges to selects" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",
@@ -86,6 +86,7 @@ static const struct {
 	{ "unskip-stores", unskip_stores },
 	{ "thread-cleanup-dests", nv_cfg_thread_cleanup_dests },
 	{ "base-address-strength-reduce", nv_memory_base_address_strength_reduce },
+	{ "base-address-strength-reduce-chain", nv_memory_base_address_chain },
 	{ "memory-space-opt", nv_memory_space_opt },
 	{ "byval-args-by-value", nv_memory_byval_args_by_value },
 	{ "select-formation", nv_select_formation },
