@@ -449,3 +449,69 @@ regs() {
 	run lli "$BATS_TEST_TMPDIR/s2.bc"
 	assert_output "$want"
 }
+
+@test "an unsigned or size_t IV stepping by 32 stays rolled, as cicc leaves it; int i += 32 is unrolled x4 (nv-unroll-runtime-may-wrap)" {
+	# issue 45 item 7: with no nsw on the add, cicc's SCEV (no mustprogress
+	# loops) cannot rule out i += 32 wrapping past n and counts no such loop;
+	# LLVM infers nuw on clang's mustprogress loops, so only nsw counts here
+	cat >"$BATS_TEST_TMPDIR/wrap.cu" <<-'CU'
+	__global__ void u32s(float *out, const float *in, unsigned n) {
+	  float s = 0.f;
+	  for (unsigned i = threadIdx.x & 31; i < n; i += 32) s += in[i];
+	  out[threadIdx.x] = s;
+	}
+	__global__ void z32div(float *out, const float *a, const float *b, size_t n) {
+	  for (size_t i = threadIdx.x & 31; i < n; i += 32) out[i] = a[i] / b[i];
+	}
+	__global__ void u2z(float *out, const float *in, unsigned n) {
+	  for (unsigned i = 0; i < n; i += 2) out[i] = in[i] * 2.f;
+	}
+	__global__ void i32s(float *out, const float *in, int n) {
+	  float s = 0.f;
+	  for (int i = threadIdx.x & 31; i < n; i += 32) s += in[i];
+	  out[threadIdx.x] = s;
+	}
+	__global__ void i32u(float *out, const float *in, unsigned n) {
+	  for (int i = threadIdx.x & 31; i < n; i += 32) out[i] = in[i] * 2.f;
+	}
+	__global__ void u1(float *out, const float *in, unsigned n) {
+	  for (unsigned i = threadIdx.x; i < n; i++) out[i] = in[i] * 2.f;
+	}
+	CU
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
+		"$BATS_TEST_TMPDIR/wrap.cu" -o "$BATS_TEST_TMPDIR/wrap.lite.ptx"
+	assert_success
+	[ "$(grep -c 'its add not nsw, may wrap past the bound of its unsigned test: no trip count' <<<"$stderr")" -eq 3 ] ||
+		fail "$stderr"
+	ptx wrap
+	loads() { awk -v k="_Z$2" '/^\.visible \.entry/ { p = index($3, k) == 1 } p' "$1" | grep -c 'ld\.global' || true; }
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 4u32s)" 1
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 6z32div)" 2
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 3u2z)" 1
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 4i32s)" 5
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 4i32u)" 5
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 2u1)" 5
+	# the knob gives the old decision: all six unrolled x4
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -nv-unroll-runtime-may-wrap=1 -Xcicc -pass-remarks=nv-unroll \
+		"$BATS_TEST_TMPDIR/wrap.cu" -o "$BATS_TEST_TMPDIR/wrap.old.ptx" 2>"$BATS_TEST_TMPDIR/old.remarks"
+	[ "$(grep -c 'may wrap past the bound counted (nv-unroll-runtime-may-wrap)' "$BATS_TEST_TMPDIR/old.remarks")" -eq 3 ] ||
+		fail "$(cat "$BATS_TEST_TMPDIR/old.remarks")"
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.old.ptx" 4u32s)" 5
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.old.ptx" 6z32div)" 10
+	if have_nvcc; then
+		for k in 4u32s 6z32div 3u2z 4i32s 4i32u 2u1; do
+			assert_equal "$k $(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" $k)" "$k $(loads "$BATS_TEST_TMPDIR/wrap.nvcc.ptx" $k)"
+		done
+	fi
+	if have_cuda; then
+		# no more registers than cicc's on the rolled ones
+		for k in 4u32s 6z32div 3u2z; do
+			for c in lite nvcc; do
+				awk -v k="_Z$k" '/^\.visible \.entry/ { p = index($3, k) == 1 } /^\.(version|target|address_size)/ || p' \
+					"$BATS_TEST_TMPDIR/wrap.$c.ptx" >"$BATS_TEST_TMPDIR/$k.$c.ptx"
+			done
+			l=$(regs "$BATS_TEST_TMPDIR/$k.lite.ptx") v=$(regs "$BATS_TEST_TMPDIR/$k.nvcc.ptx")
+			[ "$l" -le "$v" ] || fail "$k: $l registers, nvcc $v"
+		done
+	fi
+}

@@ -161,6 +161,20 @@ setup_file() {
 	[ "$(grep -c 'Loop %loop: Unpredictable backedge-taken count' <<<"$output")" -eq 2 ] || fail "$output"
 }
 
+@test "trip counts: an IV stepping by 32 under an unsigned test with no no-wrap flag may wrap past the bound, where LLVM counts nothing" {
+	run --separate-stderr nv-opt -print=tripcount -disable-output "$FIXTURES/tripcount-wrap.ll"
+	assert_success
+	btc() { sed -n "/function '$1'/,/Trip multiple/p" <<<"$stderr" | sed -n 's/^Loop %loop: backedge-taken count is //p'; }
+	assert_equal "$(btc noflag)" "symbolic: {%lane,+,32} ult %n (tested after the step) (may wrap past the bound)"
+	assert_equal "$(btc nsw)" "symbolic: {%lane,+,32} ult %n (tested after the step)"
+	# counted by LLVM, but nuw is what LLVM infers on a mustprogress loop (nv-unroll)
+	assert_equal "$(btc nuw)" "symbolic: {%lane,+,32} ult %n (tested after the step) (no wrap by nuw alone)"
+	assert_equal "$(btc unit)" "symbolic: {%lane,+,1} ult %n (tested after the step)"
+	run opt -passes='print<scalar-evolution>' -disable-output "$FIXTURES/tripcount-wrap.ll"
+	[[ "$output" == *"function 'noflag':"*"Loop %loop: Unpredictable backedge-taken count."*"function 'nsw':"* ]] || fail "$output"
+	[ "$(grep -c 'Loop %loop: backedge-taken count is' <<<"$output")" -eq 3 ] || fail "$output"
+}
+
 @test "-print rejects an unknown analysis" {
 	run --separate-stderr nv-opt -print=nonsense </dev/null
 	assert_equal "$status" 2

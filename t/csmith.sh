@@ -75,6 +75,7 @@ configs=(
 	"unroll-prolog|c fp|nv-opt -pipeline=loop-canon \$in | nv-unroll \$R -waterfall-unrolling-force-epilogue=0 -unroll-full-max-count=2 -unroll-count=4 -runtime-unroll-threshold=100000 -o \$out"
 	"unroll-peel|c fp|nv-opt -pipeline=loop-canon \$in | nv-unroll \$R -unroll-peel-count=2 -unroll-full-max-count=1 -o \$out"
 	"unroll-multi-exit|c fp|set -o pipefail; nv-opt -pipeline=loop-canon \$in | nv-unroll \$R -unroll-threshold=100000 -o \$out 2>&1 | awk '!/: remark: / || /at the latch/' >&2"
+	"unroll-may-wrap|c fp|set -o pipefail; nv-opt -pipeline=loop-canon \$in | nv-unroll \$R -nv-unroll-runtime-may-wrap=1 -o \$out 2>&1 | awk '!/: remark: / || /may wrap past the bound counted/' >&2"
 	"inline|c fp|nv-inline \$R \$in -o \$out"
 	"inline-all|c fp|nv-inline \$R -nv-inline-all \$in -o \$out"
 	"inline-min|c fp|nv-inline \$R -inline-budget=0 -inline-threshold=0 -inline-switchctrl=5 \$in -o \$out"

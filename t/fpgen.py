@@ -168,10 +168,17 @@ for kind in kinds:
         same = [a for a in arrays if types[a] == t]
         src = r.choice(same)
         f = 'p%d' % len(ptrfns)
+        e = expr(t, ['x[i]', 'y[i]', '(%s)i' % t], 2)
         ptrfns.append('static void %s(%s *x, const %s *y, int n)\n{\n\tfor (int i = 0; i < n; i++)\n'
-                      '\t\tx[i] = %s;\n}\n' % (f, t, t, expr(t, ['x[i]', 'y[i]', '(%s)i' % t], 2)))
+                      '\t\tx[i] = %s;\n}\n' % (f, t, t, e))
+        # the same with an unsigned IV stepping by 3, which may wrap past n
+        # (nv-unroll-runtime-may-wrap); no extra draw, so the seeds' other
+        # programs stay as they were
+        ptrfns.append('static void %su(%s *x, const %s *y, unsigned n)\n{\n'
+                      '\tfor (unsigned i = 0; i < n; i += 3)\n\t\tx[i] = %s;\n}\n' % (f, t, t, e))
         o1, o2 = r.randrange(4), r.randrange(4)
         body.append('\t%s(%s + %d, %s + %d, N - %d);' % (f, dst, o1, src, o2, max(o1, o2)))
+        body.append('\t%su(%s + %d, %s + %d, N - %d);' % (f, dst, o2, src, o1, max(o1, o2)))
     elif kind == 10:  # strided, with a conditional store
         src = r.choice(arrays)
         body.append('\tfor (int i = 0; i + 1 < N; i += 2)\n\t\tif (%s[i + 1] > %s)\n\t\t\t%s[i] = %s;'

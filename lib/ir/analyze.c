@@ -202,9 +202,11 @@ print_trip(FILE *fp, struct fa *a)
 				fprintf(fp, "Loop %s: backedge-taken count is symbolic: {%s,+,%s} %s %s%s\n", h, s,
 				        st, pred_name(t.pred), b, t.on_next ? " (tested after the step)" : "");
 			} else
-				fprintf(fp, "Loop %s: backedge-taken count is symbolic: {%s,+,%lld} %s %s%s\n", h, s,
+				fprintf(fp, "Loop %s: backedge-taken count is symbolic: {%s,+,%lld} %s %s%s%s\n", h, s,
 				        (long long)t.step, pred_name(t.pred), b,
-				        t.on_next ? " (tested after the step)" : "");
+				        t.on_next ? " (tested after the step)" : "",
+				        t.may_wrap ? " (may wrap past the bound)"
+				        : t.nuw_only ? " (no wrap by nuw alone)" : "");
 			break;
 		}
 		if (t.has_max)

@@ -604,8 +604,13 @@ count_test(const struct nv_loops *ls, unsigned l, struct nv_trip *t, LLVMValueRe
 			t->step_value = y;
 		} else if (x != phi || !LLVMIsAConstantInt(y))
 			return unknown(t, "the IV step is neither a constant nor loop-invariant");
-		else
+		else {
 			t->step = LLVMConstIntGetSExtValue(y) * (sub ? -1 : 1);
+			int rel = (t->step > 1 || t->step < -1) && p != LLVMIntEQ && p != LLVMIntNE;
+
+			t->may_wrap = rel && !LLVMGetNSW(next) && (is_signed(p) || !LLVMGetNUW(next));
+			t->nuw_only = rel && !is_signed(p) && !LLVMGetNSW(next) && LLVMGetNUW(next);
+		}
 	}
 	t->on_next = a == next;
 	t->bound = b;

@@ -46,6 +46,15 @@ struct nv_trip {
 	unsigned exiting;     /* the exiting block */
 	unsigned side_exits;  /* nv_trip_count_latch: exits besides the latch's count */
 	int merged;           /* one of them is in the latch's test, or'ed with the IV's */
+	int may_wrap;         /* SYMBOLIC: a relational test on an IV stepping by a constant
+	                         other than +/-1 whose add has no no-wrap flag for the test
+	                         (nsw for a signed one, nuw or nsw for an unsigned one): the
+	                         count assumes the IV does not wrap past the bound, which
+	                         LLVM's SCEV does not (Unpredictable) on a loop that is not
+	                         mustprogress */
+	int nuw_only;         /* SYMBOLIC: such an IV under an unsigned test, its add nuw but
+	                         not nsw: the nuw LLVM infers on clang's mustprogress loops
+	                         (unsigned i += 32), which cicc's loops are not */
 };
 
 /* Analyse loop l.  Returns t->kind. */

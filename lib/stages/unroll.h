@@ -59,6 +59,7 @@ struct nv_unroll_params {
 	int runtime_convergent, epilog, waterfall;
 	int seal_rolled;            /* mark a rolled loop of known trip count nounroll */
 	int multi_exit;             /* count a loop with side exits at its latch */
+	int runtime_may_wrap;       /* count an unflagged IV stepping by a constant other than 1 */
 };
 
 /* The parameters of fn under configuration cfg at optimization level
