@@ -188,6 +188,13 @@ for kind in kinds:
         body.append('\t{\n\t\tint n = %s;\n\t\tfor (int i = 0; i < n && i < N; i++)\n'
                     '\t\t\t%s[i] = %s;\n\t}' % (n, dst, expr(t, leaves_at(t, 'i'), 2)))
 
+# one array stepped through by a run-time stride, three accesses in a block
+# (base-address-strength-reduce-chain: p[i + s], p[i + 2 * s] from p[i]);
+# no draw, so the seeds' other code stays as it was
+a0 = arrays[0]
+body.append('\t{\n\t\tint s = (clampi(%s[1]) & 3) + 1;\n\t\tfor (int i = 0; i + 2 * s < N; i += 3) {\n'
+            '\t\t\t%s x = %s[i];\n\t\t\t%s[i + s] += x;\n\t\t\t%s[i + 2 * s] -= x;\n\t\t}\n\t}'
+            % (a0, types[a0], a0, a0, a0))
 emit('\n'.join(ptrfns))
 emit('static void run(void)\n{')
 emit('\n'.join(body))
