@@ -515,3 +515,39 @@ regs() {
 		done
 	fi
 }
+
+@test "a #pragma unroll loop from a start known by its range (j = 1 & i, odd-even sort) is unrolled to its maximum: no frame, as cicc" {
+	# issue 45 item 0: CUB's StableOddEvenSort; the inner loop's count is
+	# not constant until the outer loop is unrolled, and a runtime unroll
+	# x4 left copies rolled after it: a 128-byte frame where nvcc has none
+	cat >"$BATS_TEST_TMPDIR/oes.cu" <<-'CU'
+	template <class T> __device__ __forceinline__ void sw(T &x, T &y) { T t = x; x = y; y = t; }
+	template <int N> __global__ void blocksort(int *dk, int *dv) {
+	  int k[N], v[N];
+	  int base = (blockIdx.x * blockDim.x + threadIdx.x) * N;
+	#pragma unroll
+	  for (int i = 0; i < N; ++i) { k[i] = dk[base + i]; v[i] = dv[base + i]; }
+	#pragma unroll
+	  for (int i = 0; i < N; ++i)
+	#pragma unroll
+	    for (int j = 1 & i; j < N - 1; j += 2)
+	      if (k[j + 1] < k[j]) { sw(k[j], k[j + 1]); sw(v[j], v[j + 1]); }
+	#pragma unroll
+	  for (int i = 0; i < N; ++i) { dk[base + i] = k[i]; dv[base + i] = v[i]; }
+	}
+	template __global__ void blocksort<16>(int *, int *);
+	CU
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll \
+		"$BATS_TEST_TMPDIR/oes.cu" -o "$BATS_TEST_TMPDIR/oes.lite.ptx"
+	assert_success
+	grep -q 'completely unrolled to its maximum trip count with count 8' <<<"$stderr" || fail "$stderr"
+	! grep -q '\.local' "$BATS_TEST_TMPDIR/oes.lite.ptx" || fail "a local array is left"
+	! grep -q 'bra' "$BATS_TEST_TMPDIR/oes.lite.ptx" || fail "a loop is left"
+	have_ptxas || return 0
+	"$(ptxas_bin)" -v -arch=sm_90 "$BATS_TEST_TMPDIR/oes.lite.ptx" -o /dev/null 2>&1 | grep -q ' 0 bytes stack frame'
+	if have_nvcc; then
+		ptx oes
+		[ "$(regs "$BATS_TEST_TMPDIR/oes.lite.ptx")" -le "$(regs "$BATS_TEST_TMPDIR/oes.nvcc.ptx")" ] ||
+			fail "$(regs "$BATS_TEST_TMPDIR/oes.lite.ptx") registers, nvcc $(regs "$BATS_TEST_TMPDIR/oes.nvcc.ptx")"
+	fi
+}

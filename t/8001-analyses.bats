@@ -175,6 +175,18 @@ setup_file() {
 	[ "$(grep -c 'Loop %loop: backedge-taken count is' <<<"$output")" -eq 3 ] || fail "$output"
 }
 
+@test "trip counts: a start known by its range (j = 1 & i) and a constant bound give LLVM's constant maximum" {
+	run --separate-stderr nv-opt -print=tripcount -disable-output "$FIXTURES/tripcount-start.ll"
+	assert_success
+	max() { sed -n "/function '$1'/,/^tripcount for/p" <<<"$stderr" | sed -n 's/.*constant max backedge-taken count is i32 //p'; }
+	assert_equal "$(max oddeven)" 7
+	assert_equal "$(max unsigned)" 15
+	# no no-wrap flag: nothing (LLVM proves 7 from the ranges; ours is the weaker)
+	assert_equal "$(max wraps)" ""
+	run opt -passes='print<scalar-evolution>' -disable-output "$FIXTURES/tripcount-start.ll"
+	[[ "$output" == *"function 'oddeven':"*"constant max backedge-taken count is i32 7"*"function 'unsigned':"*"constant max backedge-taken count is i32 15"* ]] || fail "$output"
+}
+
 @test "-print rejects an unknown analysis" {
 	run --separate-stderr nv-opt -print=nonsense </dev/null
 	assert_equal "$status" 2

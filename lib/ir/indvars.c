@@ -648,6 +648,20 @@ count_test(const struct nv_loops *ls, unsigned l, struct nv_trip *t, LLVMValueRe
 
 		max_count(t, s0);
 		bound_max(t, next, s0);
+	} else if (LLVMIsAConstantInt(b) && t->step > 0 && t->width <= 64 &&
+	           (is_signed(p) ? LLVMGetNSW(next) : LLVMGetNUW(next)) &&
+	           (!is_signed(p) || umax_of(t->start, 0) <= nv_int_mask(~UINT64_C(0), t->width - 1))) {
+		/* a start known by its range only (j = 1 & i; j < 15; j += 2):
+		 * an IV that cannot wrap runs longest from the smallest start,
+		 * 0 here, as ScalarEvolution's constant maximum from the start's
+		 * range */
+		uint64_t k, s0 = nv_int_mask(t->on_next ? (uint64_t)t->step : 0, t->width);
+
+		if (solve(p, s0, t->step, nv_int_mask(LLVMConstIntGetZExtValue(b), t->width), t->width, &k) == 0 &&
+		    (!t->has_max || k < t->max_btc)) {
+			t->max_btc = k;
+			t->has_max = 1;
+		}
 	}
 	return t->kind = NV_TRIP_SYMBOLIC;
 }
