@@ -101,6 +101,8 @@ main(int argc, char **argv)
 
 	nv_diag_init(argv[0]);
 	nv_cli_parse(&cli, argc, argv);
+	if (static_stubs && (!cudafe || strcmp(cudafe, "host")))
+		nv_usage_error("-static-template-stubs is for the host side: it needs -cudafe=host");
 	for (size_t i = 0; i < cli.ninput; i++)
 		if (!strcmp(cli.input[i], "-") && stdin_seen++)
 			nv_usage_error("standard input ('-') can be read only once");

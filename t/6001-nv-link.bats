@@ -150,6 +150,13 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	run --separate-stderr nv-link -cudafe=gcc -S "$BATS_TEST_TMPDIR/s.ll"
 	assert_equal "$status" 2
 	assert_equal "$stderr" "nv-link: error: invalid value 'gcc' for -cudafe: expected nvcc, clang or host"
+	# the host side's option on a device module: one usage line, nothing written
+	for c in "" -cudafe=nvcc; do
+		run --separate-stderr nv-link $c -static-template-stubs -S "$BATS_TEST_TMPDIR/s.ll"
+		assert_equal "$status" 2
+		assert_equal "$output" ""
+		assert_equal "$stderr" "nv-link: error: -static-template-stubs is for the host side: it needs -cudafe=host"
+	done
 }
 
 @test "-cudafe=host registers a static kernel under nvcc's name and gives each external stub the kernel's own name" {
@@ -184,6 +191,13 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	# the others: the stub under the kernel's name, weak for an instantiation
 	[[ "$output" == *"@_Z1kPi = alias void (ptr), ptr @_Z16__device_stub__kPi"* ]] || fail "$output"
 	[[ "$output" == *"@_Z2ktIfEvPT_ = weak_odr alias void (ptr), ptr @_Z17__device_stub__ktIfEvPT_"* ]] || fail "$output"
+	# -static-template-stubs: the template's stub and its alias internal, out of the
+	# comdat; the plain kernel's stub stays external
+	run --separate-stderr nv-link -cudafe=host -static-template-stubs -S "$BATS_TEST_TMPDIR/h.ll"
+	assert_success
+	[[ "$output" == *"@_Z2ktIfEvPT_ = internal alias void (ptr), ptr @_Z17__device_stub__ktIfEvPT_"* ]] || fail "$output"
+	[[ "$output" == *"define internal void @_Z17__device_stub__ktIfEvPT_(ptr %p) {"* ]] || fail "$output"
+	[[ "$output" == *"@_Z1kPi = alias void (ptr), ptr @_Z16__device_stub__kPi"* ]] || fail "$output"
 }
 
 @test "-cudafe points -rdc's uses of a static variable at clang's NAME__static__ID definition" {
