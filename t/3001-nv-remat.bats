@@ -158,7 +158,7 @@ body() {
 	assert_line 'Skip rematerialization on live_through'
 	assert_line 'Skip rematerialization on live_out'
 	body live_through | grep -q '^  %b = add i32 %a, 7'
-	for args in "-O0 -remat-maxreg-ceiling=2" "-do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-narrow=0 -remat-sink=0 -remat-maxreg-ceiling=2"; do
+	for args in "-O0 -remat-maxreg-ceiling=2" "-do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-narrow=0 -remat-sink=0 -remat-base-reuse=0 -remat-maxreg-ceiling=2"; do
 		run nv-remat $args -S "$F" -o "$BATS_TEST_TMPDIR/same.ll"
 		assert_success
 		run diff <(grep -v '^; ModuleID' "$BATS_TEST_TMPDIR/same.ll") <(opt -S "$F" | grep -v '^; ModuleID')
@@ -194,7 +194,7 @@ body() {
 	run lli "$BATS_TEST_TMPDIR/q.bc"
 	assert_output "$want"
 	# sinking alone
-	nv-remat -do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-narrow=0 -pass-remarks=nv-remat \
+	nv-remat -do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-narrow=0 -remat-base-reuse=0 -pass-remarks=nv-remat \
 		"$BATS_TEST_TMPDIR/p.bc" -o "$BATS_TEST_TMPDIR/s.bc" 2> "$BATS_TEST_TMPDIR/r"
 	grep -q 'moved down to their first use' "$BATS_TEST_TMPDIR/r"
 	run lli "$BATS_TEST_TMPDIR/s.bc"
@@ -339,4 +339,35 @@ body() {
 	assert_success
 	grep -q "in function 'live_through': 'b' recomputed in 1 blocks (remat_2 instructions, cost 40) for register ceiling target 2" <<<"$stderr"
 	refute grep -q "stays live: pulling it in costs" <<<"$stderr"
+}
+
+@test "base reuse: LSR's loop start P + (A + idx*16) becomes row + A where the row base P + idx*16 stays live; a dead base or a 64-bit space indexed with i32 stays" {
+	F="$FIXTURES/remat-base.ll"
+	remat -pass-remarks=nv-remat -remat-sink=0
+	assert_line -p "in function 'reused': address 'scevgep' recomputed from the base 'row', live there anyway"
+	body reused | grep -q '^  %base_reuse = getelementptr i8, ptr addrspace(3) %row, i32 %a$'
+	body reused | grep -q 'phi ptr addrspace(3) \[ %base_reuse, %ph \]'
+	# the pieces of the row's offset are gone; the reused base lost inbounds
+	run bash -c "sed -n '/@reused(/,/^}/p' '$OUT' | grep -cE '%(b|off|scevgep) ='"
+	assert_output 0
+	body reused | grep -q '^  %row = getelementptr %struct.f4, ptr addrspace(3) @sm, i32 %idx$'
+	refute_line -p "in function 'dead_base': address"
+	body dead_base | grep -q '%scevgep = getelementptr i8, ptr addrspace(3) @sm, i32 %off'
+	refute_line -p "in function 'narrow_index': address"
+	body narrow_index | grep -q '%addr = getelementptr i8, ptr addrspace(1) %g, i32 %off'
+	# -remat-base-reuse=0 leaves LSR's start as it was
+	remat -remat-base-reuse=0 -remat-sink=0
+	body reused | grep -q '%scevgep = getelementptr i8, ptr addrspace(3) @sm, i32 %off'
+	run grep -c base_reuse "$OUT"
+	assert_output 0
+}
+
+
+@test "base reuse keeps the meaning: a host program whose loop starts at LSR's buf + (tid*16 + idx*16) prints the same under lli" {
+	P="$FIXTURES/remat-base-host.ll"
+	want=$(lli "$P")
+	nv-remat -pass-remarks=nv-remat "$P" -o "$BATS_TEST_TMPDIR/h.bc" 2> "$BATS_TEST_TMPDIR/r"
+	grep -q "in function 'f': address 'start' recomputed from the base 'row'" "$BATS_TEST_TMPDIR/r"
+	run lli "$BATS_TEST_TMPDIR/h.bc"
+	assert_output "$want"
 }

@@ -32,6 +32,7 @@ nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm)
 	o->nlo = (int)nv_knob_int(NV_KNOB_SIMPLIFY_LIVE_OUT);
 	o->narrow = (int)nv_knob_int(NV_KNOB_REMAT_NARROW);
 	o->sink = (int)nv_knob_int(NV_KNOB_REMAT_SINK);
+	o->base_reuse = (int)nv_knob_int(NV_KNOB_REMAT_BASE_REUSE);
 	o->ceiling = nv_knob_int(NV_KNOB_REMAT_MAXREG_CEILING);
 	o->for_occ = nv_knob_int(NV_KNOB_REMAT_FOR_OCC);
 	o->use_limit = nv_knob_int(NV_KNOB_REMAT_USE_LIMIT);
@@ -1359,6 +1360,150 @@ simplify_live_out(struct fn *s)
 	return done;
 }
 
+/* ---- 0. Base reuse (remat-base-reuse) -------------------------------- */
+
+/* x is idx * size: idx itself for size 1, (shl idx, k) with 1 << k ==
+ * size, or (mul idx, size).  Returns idx and sets *size, or NULL. */
+static LLVMValueRef
+scaled_index(LLVMValueRef x, unsigned long long *size)
+{
+	LLVMValueRef c;
+
+	*size = 1;
+	if (!LLVMIsAInstruction(x) || LLVMGetNumOperands(x) != 2)
+		return x;
+	c = LLVMGetOperand(x, 1);
+	if (!LLVMIsAConstantInt(c))
+		return x;
+	switch (LLVMGetInstructionOpcode(x)) {
+	case LLVMShl:
+		if (LLVMConstIntGetZExtValue(c) >= 63)
+			return x;
+		*size = 1ULL << LLVMConstIntGetZExtValue(c);
+		return LLVMGetOperand(x, 0);
+	case LLVMMul:
+		*size = LLVMConstIntGetZExtValue(c);
+		return *size ? LLVMGetOperand(x, 0) : x;
+	default:
+		return x;
+	}
+}
+
+/* Is v needed after instruction at: live out of at's block, or used in
+ * that block after it? */
+static int
+needed_after(const struct fn *s, LLVMValueRef v, LLVMValueRef at)
+{
+	unsigned b = block_of(s, at), i = nv_ptrmap_get(&s->lv.index, v);
+
+	if (i != NV_NONE && nv_live_has(&s->lv, nv_live_out(&s->lv, b), i))
+		return 1;
+	for (LLVMValueRef x = LLVMGetNextInstruction(at); x; x = LLVMGetNextInstruction(x))
+		for (int k = 0; k < LLVMGetNumOperands(x); k++)
+			if (LLVMGetOperand(x, (unsigned)k) == v)
+				return 1;
+	return 0;
+}
+
+/* A GEP q = P + idx * size (one index, P the same base) among idx's
+ * users that dominates at and is needed after it; NULL if none. */
+static LLVMValueRef
+live_base(const struct fn *s, LLVMValueRef p, LLVMValueRef idx, unsigned long long size, LLVMValueRef at)
+{
+	for (LLVMUseRef u = LLVMGetFirstUse(idx); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef q = LLVMGetUser(u);
+
+		if (q == at || !LLVMIsAGetElementPtrInst(q) || LLVMGetNumOperands(q) != 2 ||
+		    LLVMGetOperand(q, 0) != p || LLVMGetOperand(q, 1) != idx ||
+		    block_of(s, q) == NV_NONE ||
+		    LLVMABISizeOfType(s->td, LLVMGetGEPSourceElementType(q)) != size)
+			continue;
+		if (nv_dom_inst_dominates(&s->a.d, q, at) && needed_after(s, q, at))
+			return q;
+	}
+	return NULL;
+}
+
+/* LSR expands a loop's start address P + (A + B) from its pieces, where
+ * P + B is already a GEP that stays live (a per-thread base): the pieces of
+ * B then stay live too, through whatever lies between (cicc's PTX keeps
+ * one of the two).  Rewrite the address as that GEP + A, where B and its
+ * index are needed nowhere after it (else they would stay live beside the
+ * base, as in llm.c's fused_classifier_kernel1, whose other loop starts read
+ * the same index).  Sound in the
+ * pointer's index width (the sum is taken modulo it either way); the reused
+ * GEP loses its no-wrap flags, so that it is not poison where the sum was
+ * not. */
+static void
+reuse_bases(struct fn *s)
+{
+	unsigned done = 0;
+
+	if (analyze(s))
+		return;
+	s->b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(s->f)));
+	for (unsigned b = 0; b < s->a.g.n; b++) {
+		LLVMValueRef next;
+
+		if (!nv_cfg_reachable(&s->a.g, b))
+			continue;
+		for (LLVMValueRef g = LLVMGetFirstInstruction(s->a.g.bb[b]); g; g = next) {
+			LLVMValueRef p, off, q = NULL, rest = NULL, ng;
+			LLVMTypeRef it, i8;
+
+			next = LLVMGetNextInstruction(g);
+			if (!LLVMIsAGetElementPtrInst(g) || LLVMGetNumOperands(g) != 2)
+				continue;
+			p = LLVMGetOperand(g, 0);
+			off = LLVMGetOperand(g, 1);
+			it = LLVMTypeOf(off);
+			if (LLVMGetTypeKind(LLVMTypeOf(p)) != LLVMPointerTypeKind ||
+			    LLVMGetTypeKind(it) != LLVMIntegerTypeKind ||
+			    LLVMABISizeOfType(s->td, LLVMGetGEPSourceElementType(g)) != 1 ||
+			    !LLVMIsAInstruction(off) || LLVMGetInstructionOpcode(off) != LLVMAdd ||
+			    LLVMGetIntTypeWidth(it) !=
+			            LLVMGetIntTypeWidth(LLVMIntPtrTypeForASInContext(
+			                    LLVMGetTypeContext(it), s->td, LLVMGetPointerAddressSpace(LLVMTypeOf(p)))))
+				continue;
+			for (unsigned k = 0; k < 2 && !q; k++) {
+				unsigned long long size;
+				LLVMValueRef idx = scaled_index(LLVMGetOperand(off, k), &size);
+
+				/* only where the pieces die here: a piece needed
+				 * further on would stay live beside the base */
+				if (LLVMIsAConstant(idx) || needed_after(s, idx, g) ||
+				    needed_after(s, LLVMGetOperand(off, k), g))
+					continue;
+				q = live_base(s, p, idx, size, g);
+				rest = LLVMGetOperand(off, 1 - k);
+			}
+			if (!q)
+				continue;
+			i8 = LLVMInt8TypeInContext(LLVMGetTypeContext(it));
+			LLVMGEPSetNoWrapFlags(q, 0);
+			LLVMPositionBuilderBefore(s->b, g);
+			ng = LLVMBuildGEP2(s->b, i8, q, &rest, 1, "base_reuse");
+			if (nv_remark_enabled(NV_REMARK_PASSED, PASS)) {
+				char gn[80];
+
+				snprintf(gn, sizeof(gn), "%s", remark_name(NV_REMARK_PASSED, g));
+				nv_remark(NV_REMARK_PASSED, PASS, "BaseReused", g,
+				          "address '%s' recomputed from the base '%s', live there anyway, instead of from its pieces",
+				          gn, remark_name(NV_REMARK_PASSED, q));
+			}
+			LLVMReplaceAllUsesWith(g, ng);
+			LLVMInstructionEraseFromParent(g);
+			erase_dead(off);
+			done++;
+		}
+	}
+	LLVMDisposeBuilder(s->b);
+	s->b = NULL;
+	release(s);
+	if (done && s->o->dump)
+		fprintf(stderr, "base reuse: %u addresses in %s\n", done, value_name(s->f));
+}
+
 /* ---- 4. In-block sinking (remat-sink) ------------------------------- */
 
 /* Register units for the pressure a value adds within its block: a
@@ -1553,6 +1698,8 @@ nv_remat_module(LLVMModuleRef m, const struct nv_remat_opts *o)
 		s.kernel = LLVMGetFunctionCallConv(f) == PTX_KERNEL_CC;
 		if (o->narrow)
 			narrow_widened(&s);
+		if (o->base_reuse)
+			reuse_bases(&s);
 		if (o->do_remat)
 			main_loop(&s);
 		if (o->iv)

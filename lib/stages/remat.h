@@ -33,6 +33,12 @@
  * 32-bit and extends it once.  Only where the 32-bit value feeds a branch
  * that runs first, so that its being poison would already be undefined.
  *
+ * Then base reuse (remat-base-reuse): an address LSR expanded as
+ * P + (A + B), where a GEP P + B (B an index times its element size) that
+ * dominates it stays live past it anyway, becomes that GEP + A ("base_reuse"):
+ * the pieces of B need not stay live up to a loop's start beside the
+ * base (cicc's PTX keeps one of the two).
+ *
  * After them, sinking (remat-sink): within a block, a cheap instruction
  * moves down to just before its first user where no other value lives
  * longer for it by more units than it saves (operands needed there anyway,
@@ -54,6 +60,7 @@ struct nv_remat_opts {
 	int nlo;             /* simplify-live-out level */
 	int narrow;          /* remat-narrow */
 	int sink;            /* remat-sink */
+	int base_reuse;      /* remat-base-reuse */
 	int opaque_sreg;     /* remat-opaque-sreg */
 	long long ceiling, for_occ, use_limit, loop_trip, gep_cost, single_cost_limit;
 	long long max_live_limit, lli_factor;
