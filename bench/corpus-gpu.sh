@@ -17,7 +17,8 @@
 #             '#' starts a comment.  Default: every program both built.
 # run (on the GPU machine; needs only sh, tar and gzip): each line of the list
 # by each build in turn, nvcc first, in a copy of the program's directory; a
-# variant whose executable is nvcc-lite's, byte for byte, is not run again.
+# variant whose executable is nvcc-lite's, byte for byte, is not run again
+# (pack leaves it out of the bundle and names it in the program's "same").
 #   -o DIR    output (default corpus-gpu-out): runs.csv, logs/
 #   -t SECS   time limit of one run (default 60)
 #   -d SECS   start no program after this many seconds (default: none)
@@ -70,7 +71,10 @@ pack() {
 		for v in "$@"; do
 			name=${v%%=*} dir=${v#*=}
 			case $name in ''|nvcc|lite|*[!A-Za-z0-9_-]*) die "pack: bad variant name in '$v'" ;; esac
-			[ -x "$dir/corpus-build/$p/lite/app" ] && cp "$dir/corpus-build/$p/lite/app" "$d/$name"
+			va=$dir/corpus-build/$p/lite/app
+			[ -x "$va" ] || continue
+			# a variant built the same as nvcc-lite is not packed (nor run)
+			if cmp -s "$va" "$src/lite/app"; then echo "$name" >>"$d/same"; else cp "$va" "$d/$name"; fi
 		done
 		# the data a sample reads from its own directory (sdkFindFilePath's ./data/)
 		first=$(awk -F'\t' '$1 == "src" { print $2; exit }' "$src/plan" 2>/dev/null)
@@ -122,11 +126,12 @@ run() {
 		nvcc_rc=''
 		for b in $(cat "$work/builds"); do
 			app=$work/apps/$p/$b
-			[ -x "$app" ] || continue
-			if [ "$b" != nvcc ] && [ "$b" != lite ] && cmp -s "$app" "$work/apps/$p/lite"; then
+			if [ "$b" != nvcc ] && [ "$b" != lite ] && { grep -qx "$b" "$work/apps/$p/same" 2>/dev/null ||
+			    cmp -s "$app" "$work/apps/$p/lite"; }; then
 				echo "$p,$args,$b,same-as-lite," >>"$out/runs.csv"
 				continue
 			fi
+			[ -x "$app" ] || continue
 			t0=$(now_ms)
 			# shellcheck disable=SC2086 # ARGS are words
 			(cd "$work/apps/$p" && exec timeout "$limit" "./$b" $args) \
