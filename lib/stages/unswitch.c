@@ -49,6 +49,7 @@ struct cand {
 	struct nv_srcloc loc;
 	int uniform, taken; /* taken: uniform, or -nv-loop-unswitch-divergent=1 */
 	int guard;          /* it only guards an inner loop, and is not taken */
+	int outer_iv;       /* it is computed from an enclosing loop's phi, and is not taken */
 	unsigned pre;       /* hoisted() before the pass */
 };
 
@@ -173,6 +174,32 @@ inner_guard(const struct nv_fn_loops *a, unsigned l, LLVMValueRef i)
 	return child_entry(a, l, LLVMGetSuccessor(i, 0)) || child_entry(a, l, LLVMGetSuccessor(i, 1));
 }
 
+/* Is v computed from a phi in the header of a loop around loop l (an
+ * enclosing loop's induction variable)?  Unknown beyond 64 values: yes. */
+static int
+outer_iv(const struct nv_fn_loops *a, unsigned l, LLVMValueRef v, unsigned *budget)
+{
+	unsigned b;
+
+	if (!LLVMIsAInstruction(v))
+		return 0;
+	if (!(*budget)--)
+		return 1;
+	b = nv_cfg_index(&a->g, LLVMGetInstructionParent(v));
+	if (b == NV_NONE)
+		return 0;
+	if (LLVMIsAPHINode(v)) {
+		for (unsigned k = a->ls.v[l].parent; k != NV_NONE; k = a->ls.v[k].parent)
+			if (a->ls.v[k].header == b)
+				return 1;
+		return 0;
+	}
+	for (int k = 0; k < LLVMGetNumOperands(v); k++)
+		if (outer_iv(a, l, LLVMGetOperand(v, k), budget))
+			return 1;
+	return 0;
+}
+
 /* Hide the divergent invariant operand op of i; record i's invariant tests. */
 static void
 visit(struct state *st, const struct nv_fn_loops *a, const struct nv_uniform *u, unsigned l,
@@ -185,7 +212,8 @@ visit(struct state *st, const struct nv_fn_loops *a, const struct nv_uniform *u,
 		LLVMValueRef v = LLVMGetOperand(i, k);
 		LLVMTypeRef t = LLVMTypeOf(v);
 		int cond = tests && k == 0;
-		int uni, guard;
+		int uni, guard, oiv = 0;
+		unsigned budget = 64;
 
 		if (!cond && !(LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1))
 			continue;
@@ -193,14 +221,16 @@ visit(struct state *st, const struct nv_fn_loops *a, const struct nv_uniform *u,
 			continue;
 		uni = nv_uniform_is(u, v);
 		guard = cond && !nv_knob_int(NV_KNOB_LOOP_UNSWITCH_GUARDS) && inner_guard(a, l, i);
+		if (cond && !guard && !nv_knob_int(NV_KNOB_LOOP_UNSWITCH_OUTER_IV))
+			oiv = outer_iv(a, l, v, &budget);
 		if (cond) {
 			st->c = xrealloc(st->c, (st->nc + 1) * sizeof(*st->c));
-			st->c[st->nc] = (struct cand){ fn, v, a->ls.v[l].depth, { 0 }, uni, (uni || any) && !guard, guard,
+			st->c[st->nc] = (struct cand){ fn, v, a->ls.v[l].depth, { 0 }, uni, (uni || any) && !guard && !oiv, guard, oiv,
 				                       hoisted(a, v, a->ls.v[l].depth) };
 			inst_loc(i, &st->c[st->nc].loc);
 			st->nc++;
 		}
-		if ((!uni && !any) || guard) {
+		if ((!uni && !any) || guard || oiv) {
 			LLVMTypeRef fty;
 			LLVMValueRef h = hide_fn(st->m, t, &fty);
 
@@ -308,6 +338,10 @@ report(struct state *st)
 			nv_remark_loc(NV_REMARK_MISSED, PASS, "InnerLoopGuard", c->fn, &c->loc,
 			              "loop not unswitched on '%s': it only guards an inner loop "
 			              "(-nv-loop-unswitch-guards=1 unswitches it, as cicc does)", name);
+		} else if (c->outer_iv) {
+			nv_remark_loc(NV_REMARK_MISSED, PASS, "OuterInductionVariable", c->fn, &c->loc,
+			              "loop not unswitched on '%s': it changes with an enclosing loop's induction variable "
+			              "(-nv-loop-unswitch-outer-iv=1 unswitches it)", name);
 		} else if (!c->taken) {
 			nv_remark_loc(NV_REMARK_MISSED, PASS, "DivergentCondition", c->fn, &c->loc,
 			              "loop not unswitched on '%s': it may differ between the threads of a warp", name);
