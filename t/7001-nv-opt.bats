@@ -50,7 +50,7 @@ setup_file() {
 @test "an unknown sub-pipeline name is a usage error listing the known ones" {
 	run --separate-stderr nv-opt -pipeline=std9 </dev/null
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nv-opt: error: unknown sub-pipeline 'std9' (known: std1, std5, std8, mid-unroll, post-unroll, post-unroll-t1, post-unroll-t3, late-memory, loop-canon)"
+	assert_equal "$stderr" "nv-opt: error: unknown sub-pipeline 'std9' (known: std1, std5, std8, mid-unroll, post-unroll, post-unroll-t1, post-unroll-t3, late-memory, unswitch, loop-canon)"
 }
 
 @test "-O, -passes and -pipeline exclude each other" {

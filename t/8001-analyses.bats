@@ -190,5 +190,43 @@ setup_file() {
 @test "-print rejects an unknown analysis" {
 	run --separate-stderr nv-opt -print=nonsense </dev/null
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nv-opt: error: unknown analysis 'nonsense' for -print (known: cfg dom postdom loops tripcount liveness cost occupancy summary)"
+	assert_equal "$stderr" "nv-opt: error: unknown analysis 'nonsense' for -print (known: cfg dom postdom loops tripcount liveness cost occupancy uniform summary)"
+}
+
+# divergent: the DIVERGENT lines of print<uniformity>-style output, stores
+# left out (nv-opt prints values and branches only), sorted
+divergent() {
+	sed -n 's/^ *DIVERGENT: *//p' | grep -v '^store ' | grep -v '^ptr\|^i32 %\|^float %' | sort
+}
+
+@test "uniformity: every value opt's print<uniformity> calls divergent is divergent here too, but the block index" {
+	F="$FIXTURES/uniform.ll"
+	run --separate-stderr nv-opt -print=uniform -disable-output "$F"
+	assert_success
+	ours=$(divergent <<<"$stderr")
+	llvm=$(opt -passes='print<uniformity>' -disable-output "$F" 2>&1 | divergent)
+	# LLVM 22's NVPTX calls every call divergent, ctaid and ntid too, and so
+	# what is computed from them only; cicc (and we) do not
+	missing=$(comm -13 <(echo "$ours") <(echo "$llvm"))
+	want=$(sort <<'EOF2'
+%base = mul i32 %cta, %ntid
+%c = icmp eq i32 %u, 0
+%cta = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+%cta = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+%cta0 = icmp eq i32 %cta, 0
+%nct = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+%ntid = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+%stride = mul i32 %ntid, %nct
+%u = add i32 %sv, %cta
+br i1 %c, label %t, label %f
+br i1 %cta0, label %c, label %d
+EOF2
+)
+	[ "$missing" = "$want" ] || fail "divergent in LLVM's, not here: $missing"
+	# and nothing LLVM calls uniform is divergent here
+	extra=$(comm -23 <(echo "$ours") <(echo "$llvm"))
+	[ -z "$extra" ] || fail "divergent here only: $extra"
+	# the kernel's argument tests are uniform, threadIdx's parity is not
+	grep -q 'DIVERGENT: %odd = icmp' <<<"$stderr" || fail "$stderr"
+	! grep -q 'DIVERGENT: %m0 \|DIVERGENT: %b0 \|DIVERGENT: %both ' <<<"$stderr" || fail "$stderr"
 }

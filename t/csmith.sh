@@ -84,6 +84,7 @@ configs=(
 	"remat|c fp|nv-opt -O3 \$in | nv-remat \$R -remat-maxreg-ceiling=1 -remat-ignore-single-cost -remat-max-live-limit=100000 -remat-use-limit=100000 -o \$out"
 	"remat-loop|c fp|nv-opt -pipeline=loop-canon \$in | nv-remat \$R -remat-maxreg-ceiling=1 -remat-iv=5 -remat-ignore-single-cost -remat-max-live-limit=100000 -o \$out"
 	"late-memory|c fp|nv-opt -pipeline=late-memory \$in -o \$out"
+	"unswitch|c fp|nv-opt -O3 -no-unroll \$in | nv-opt \$R -nv-loop-unswitch-divergent=1 -pipeline=unswitch -o \$out"
 	"select|c fp|nv-opt -passes='function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>)' \$in | nv-opt \$R -nv-select-formation-min-phis=1 -passes='select-formation,function(simplifycfg)' -o \$out"
 	"select-any|c fp|nv-opt -passes='function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>)' \$in | nv-opt \$R -nv-select-formation=2 -nv-select-formation-fcmp=1 -passes='select-formation,function(simplifycfg)' -o \$out"
 	"late-memory-O3|c fp|nv-opt -O3 -no-unroll \$in | nv-unroll | nv-opt -pipeline=post-unroll | nv-opt -pipeline=late-memory -o \$out"

@@ -15,8 +15,9 @@
 #include "liveness.h"
 #include "loops.h"
 #include "occupancy.h"
+#include "uniform.h"
 
-const char nv_analyze_names[] = "cfg dom postdom loops tripcount liveness cost occupancy summary";
+const char nv_analyze_names[] = "cfg dom postdom loops tripcount liveness cost occupancy uniform summary";
 
 int
 nv_analyze_known(const char *name)
@@ -288,6 +289,44 @@ print_occupancy(FILE *fp, struct fa *a, LLVMTargetDataRef td, int sm)
 	nv_liveness_release(&lv);
 }
 
+/* As opt's print<uniformity>: "DIVERGENT:" before each divergent argument
+ * and instruction.  A function of the ptx_kernel convention has uniform
+ * arguments. */
+static void
+print_uniform(FILE *fp, struct fa *a)
+{
+	struct nv_uniform u;
+	LLVMValueRef fn = a->g.fn;
+	unsigned n = 0;
+
+	nv_uniform_build(&u, fn, LLVMGetFunctionCallConv(fn) == LLVMPTXKernelCallConv);
+	for (LLVMValueRef p = LLVMGetFirstParam(fn); p; p = LLVMGetNextParam(p))
+		if (!nv_uniform_is(&u, p)) {
+			char *s = LLVMPrintValueToString(p);
+
+			fprintf(fp, "  DIVERGENT ARGUMENT: %s\n", s);
+			LLVMDisposeMessage(s);
+		}
+	for (unsigned b = 0; b < a->g.n; b++)
+		for (LLVMValueRef i = LLVMGetFirstInstruction(a->g.bb[b]); i; i = LLVMGetNextInstruction(i)) {
+			char *s;
+
+			if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVoidTypeKind && !LLVMIsATerminatorInst(i))
+				continue;
+			if (LLVMIsATerminatorInst(i) && !((LLVMIsABranchInst(i) && LLVMIsConditional(i)) ||
+			                                  LLVMIsASwitchInst(i)))
+				continue;
+			if (LLVMIsATerminatorInst(i) ? nv_uniform_is(&u, LLVMGetOperand(i, 0)) : nv_uniform_is(&u, i))
+				continue;
+			s = LLVMPrintValueToString(i);
+			fprintf(fp, "  DIVERGENT: %s\n", s + strspn(s, " "));
+			LLVMDisposeMessage(s);
+			n++;
+		}
+	fprintf(fp, "  %u divergent\n", n);
+	nv_uniform_release(&u);
+}
+
 void
 nv_analyze_print(FILE *fp, LLVMModuleRef m, const char *name, int sm)
 {
@@ -336,6 +375,8 @@ nv_analyze_print(FILE *fp, LLVMModuleRef m, const char *name, int sm)
 			print_cost(fp, &a);
 		else if (!strcmp(name, "occupancy"))
 			print_occupancy(fp, &a, td, sm);
+		else if (!strcmp(name, "uniform"))
+			print_uniform(fp, &a);
 		fa_release(&a);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -14,7 +14,9 @@
 /*
  * The order is cicc's "mid" path, coarsened to our stages: link and
  * reflect; the inliner and LLVM's scalar/CGSCC pipeline (cicc's standard
- * pipelines #5 and #8) on the whole module; then per function the loop
+ * pipelines #5 and #8) on the whole module; at -O2/-O3 (the seed's tier
+ * 2/3 gate) loop-unswitch, which cicc's loop pipeline runs after LICM and
+ * before its unroller; then per function the loop
  * work -- vectorize, unroll, the cleanup between the two unrolls, the late
  * unroll, the post-unroll cleanup (tier 1 without SimplifyCFG, tier 3 with
  * TailCallElim), the end of cicc's optimizer (lower-aggr-copies,
@@ -33,6 +35,7 @@ const struct nv_pipe_step nv_pipe_steps[] = {
 	{ "nv-reflect", NV_STAGE_REFLECT, NV_PHASE_1, ALL, "", 1, { 0 } },
 	{ "nv-inline", NV_STAGE_INLINE, NV_PHASE_1, OPT | P(OFCMID) | P(OFCMIN), "-O%O", 1, { 0 } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_1, OPT | P(OFCMIN), "-O%O -no-unroll -no-vectorize", 1, { 0 } },
+	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_1, T23, "-pipeline=unswitch", 1, { "loop-unswitch-threshold=0" } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_1, P(OFCMID), "-pipeline=std5", 1, { 0 } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_1, P(OFCMAX), "-pipeline=std1", 1, { 0 } },
 	{ "nv-vectorize", NV_STAGE_VECTORIZE, NV_PHASE_2, OPT | P(OFCMIN), "-O%O", 1, { "vectorize-loops=0" } },

@@ -13,6 +13,7 @@
 #include "../ir/cfgedit.h"
 #include "memory.h"
 #include "select.h"
+#include "unswitch.h"
 
 /*
  * The seeds place cicc's standard pipelines #1, #5 and #8 between its own
@@ -52,6 +53,9 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	  "propagate alignment, vectorize loads and stores (again once address spaces are known), "
 	  "WMMA loads and stores on their pointer's space, rebase p[x - k] on p[x] in loops, "
 	  "step one pointer through p[i], p[i + s], p[i + 2*s] in a block, compare-exchanges to selects" },
+	{ "unswitch", "loop-unswitch,function(simplifycfg,instcombine<no-verify-fixpoint>)",
+	  "cicc's LoopUnswitch after LICM, before the unroller: one loop per value of a uniform loop-invariant condition, "
+	  "then the copies' folded branches merged" },
 	{ "loop-canon",
 	  "function(sroa,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm<allowspeculation>),loop(indvars),"
 	  "loop-simplify,lcssa)",
@@ -90,6 +94,7 @@ static const struct {
 	{ "memory-space-opt", nv_memory_space_opt },
 	{ "byval-args-by-value", nv_memory_byval_args_by_value },
 	{ "select-formation", nv_select_formation },
+	{ "loop-unswitch", nv_unswitch },
 };
 
 /* The own pass element names (its length len), or -1. */
