@@ -82,6 +82,7 @@ configs=(
 	"vectorize|c fp|nv-opt -O3 -no-unroll -no-vectorize \$in | nv-vectorize \$R -o \$out"
 	"vectorize-max|c fp|nv-opt -O3 -no-unroll -no-vectorize \$in | nv-vectorize \$R -vectorizer-min-trip-count=0 -force-target-max-vector-interleave=2 -force-target-max-scalar-interleave=2 -o \$out"
 	"remat|c fp|nv-opt -O3 \$in | nv-remat \$R -remat-maxreg-ceiling=1 -remat-ignore-single-cost -remat-max-live-limit=100000 -remat-use-limit=100000 -o \$out"
+	"remat-through|c fp|set -o pipefail; nv-opt -O3 \$in | nv-remat \$R -do-remat=0 -remat-iv=0 -simplify-live-out=0 -remat-narrow=0 -remat-base-reuse=0 -remat-sink=0 -o \$out 2>&1 | awk '!/: remark: / || /instead of living through it unused/' >&2"
 	"remat-loop|c fp|nv-opt -pipeline=loop-canon \$in | nv-remat \$R -remat-maxreg-ceiling=1 -remat-iv=5 -remat-ignore-single-cost -remat-max-live-limit=100000 -o \$out"
 	"late-memory|c fp|nv-opt -pipeline=late-memory \$in -o \$out"
 	"unswitch|c fp|nv-opt -O3 -no-unroll \$in | nv-opt \$R -nv-loop-unswitch-divergent=1 -pipeline=unswitch -o \$out"

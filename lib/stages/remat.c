@@ -33,6 +33,7 @@ nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm)
 	o->narrow = (int)nv_knob_int(NV_KNOB_REMAT_NARROW);
 	o->sink = (int)nv_knob_int(NV_KNOB_REMAT_SINK);
 	o->base_reuse = (int)nv_knob_int(NV_KNOB_REMAT_BASE_REUSE);
+	o->loop_through = (int)nv_knob_int(NV_KNOB_REMAT_LOOP_THROUGH);
 	o->ceiling = nv_knob_int(NV_KNOB_REMAT_MAXREG_CEILING);
 	o->for_occ = nv_knob_int(NV_KNOB_REMAT_FOR_OCC);
 	o->use_limit = nv_knob_int(NV_KNOB_REMAT_USE_LIMIT);
@@ -1360,6 +1361,277 @@ simplify_live_out(struct fn *s)
 	return done;
 }
 
+/* ---- 0. Loop-through (remat-loop-through) ---------------------------- */
+
+#define LT_DEPTH 6   /* instructions deep a recomputed chain may go */
+#define LT_USES 1    /* blocks after the loop it may be recomputed in */
+#define LT_CHAIN 10  /* instructions a recomputed chain may have */
+#define LT_UNITS 1   /* register units a value needs (predicates are not counted) */
+
+/* What loop-through recomputes: integer and address arithmetic and casts
+ * between them; no division (slow), no floating point, no loads, and no
+ * reads of the thread's index: recomputed (as inline assembly) after the
+ * loop, they took llm.c's fused_residual_forward.cu layernorm_forward_kernel1
+ * to 28 registers (22 without them; 24 with loop-through off).  A read
+ * that lives through the loop anyway is a leaf like any live value. */
+static int
+lt_cheap(LLVMValueRef v)
+{
+	switch (LLVMGetInstructionOpcode(v)) {
+	case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
+	case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMTrunc: case LLVMZExt: case LLVMSExt:
+	case LLVMPtrToInt: case LLVMIntToPtr: case LLVMAddrSpaceCast: case LLVMGetElementPtr:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The blocks reachable from block h without passing block def (def itself
+ * not marked): where a use of a value defined in def keeps it live at h. */
+static void
+reach_from(const struct fn *s, unsigned h, unsigned def, unsigned char *mark, unsigned *stack)
+{
+	unsigned top = 0;
+
+	memset(mark, 0, s->a.g.n);
+	if (h == def)
+		return;
+	mark[h] = 1;
+	stack[top++] = h;
+	while (top) {
+		LLVMBasicBlockRef bb = s->a.g.bb[stack[--top]];
+		LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+		unsigned n = t ? LLVMGetNumSuccessors(t) : 0;
+
+		for (unsigned k = 0; k < n; k++) {
+			unsigned x = nv_cfg_index(&s->a.g, LLVMGetSuccessor(t, k));
+
+			if (x == NV_NONE || x == def || mark[x])
+				continue;
+			mark[x] = 1;
+			stack[top++] = x;
+		}
+	}
+}
+
+/* Can v, live through loop l and used nowhere in it, be recomputed at its
+ * uses after it?  Every use that keeps it live at l's header (in a block
+ * reachable from there without passing v's definition, mark) lies outside
+ * l, in the same loop as v's definition (not deeper: recomputed once, not
+ * every trip), in at most LT_USES blocks, each of which can rebuild v from
+ * what is live there anyway (constants, kernel parameters, values live
+ * into the block, none of them this round's candidates) with integer and
+ * address arithmetic alone (lt_cheap: no loads, nothing with side effects).  The blocks
+ * land in out[]; returns how many, 0 if v stays. */
+static unsigned
+through_uses(const struct fn *s, unsigned l, LLVMValueRef v, const unsigned char *mark, unsigned *out,
+             int chains)
+{
+	unsigned def = block_of(s, v), n = 0;
+
+	for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef user = LLVMGetUser(u);
+		unsigned cnt = LLVMIsAPHINode(user) ? LLVMCountIncoming(user) : 1;
+
+		for (unsigned i = 0; i < cnt; i++) {
+			unsigned b, j = 0;
+
+			if (LLVMIsAPHINode(user)) {
+				if (LLVMGetIncomingValue(user, i) != v)
+					continue;
+				b = nv_cfg_index(&s->a.g, LLVMGetIncomingBlock(user, i));
+			} else {
+				b = block_of(s, user);
+			}
+			if (b == NV_NONE || !mark[b])
+				continue;
+			if (nv_loop_contains(&s->a.ls, l, b) || s->a.ls.innermost[b] != s->a.ls.innermost[def])
+				return 0;
+			while (j < n && out[j] != b)
+				j++;
+			if (j == n && n == LT_USES)
+				return 0;
+			if (j == n)
+				out[n++] = b;
+		}
+	}
+	for (unsigned j = 0; j < n && chains; j++) {
+		struct chain c = { .n = 0 };
+
+		if (chain_build(s, v, out[j], 0, LT_DEPTH, &c) || c.loads || c.n > LT_CHAIN)
+			return 0;
+		for (unsigned k = 0; k < c.n; k++)
+			if (!lt_cheap(c.v[k]))
+				return 0;
+	}
+	return n;
+}
+
+/* Point v's uses in block b (for a phi: its operands coming from b) at a
+ * clone made at b's top. */
+static void
+rewrite_uses_in(struct fn *s, LLVMValueRef v, unsigned b)
+{
+	LLVMValueRef users[256];
+	unsigned n = 0;
+
+	for (LLVMUseRef u = LLVMGetFirstUse(v); u && n < 256; u = LLVMGetNextUse(u)) {
+		LLVMValueRef user = LLVMGetUser(u);
+		unsigned j = 0;
+
+		while (j < n && users[j] != user)
+			j++;
+		if (j == n)
+			users[n++] = user;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		LLVMValueRef user = users[k];
+
+		if (LLVMIsAPHINode(user)) {
+			unsigned cnt = LLVMCountIncoming(user);
+
+			for (unsigned i = 0; i < cnt; i++)
+				if (LLVMGetIncomingValue(user, i) == v &&
+				    nv_cfg_index(&s->a.g, LLVMGetIncomingBlock(user, i)) == b)
+					LLVMSetOperand(user, i, clone_into(s, v, b, "lt_"));
+			continue;
+		}
+		if (block_of(s, user) != b)
+			continue;
+		for (int i = 0; i < LLVMGetNumOperands(user); i++)
+			if (LLVMGetOperand(user, (unsigned)i) == v)
+				LLVMSetOperand(user, (unsigned)i, clone_into(s, v, b, "lt_"));
+	}
+}
+
+/* One loop: recompute after it what lives through it unused.  Returns
+ * how many values no longer do. */
+static unsigned
+through_loop(struct fn *s, unsigned l, unsigned char *mark, unsigned *stack, const struct nv_ptrmap *made)
+{
+	unsigned h = s->a.ls.v[l].header, nc = 0, done = 0, changed = 1;
+	unsigned *cands = xmalloc((s->lv.nvals + 1) * sizeof(*cands));
+	const uint64_t *in = nv_live_in(&s->lv, h);
+	unsigned blocks[LT_USES];
+
+	memset(s->cand, 0, s->lv.nvals + 1);
+	for (unsigned i = 0; i < s->lv.nvals; i++) {
+		LLVMValueRef v = s->lv.val[i];
+
+		if (!nv_live_has(&s->lv, in, i) || s->lv.units[i] < LT_UNITS || !LLVMIsAInstruction(v) ||
+		    !clonable(s, v) || LLVMIsALoadInst(v) || block_of(s, v) == NV_NONE ||
+		    nv_ptrmap_get(made, v) != NV_NONE)
+			continue;
+		s->cand[i] = 1;
+		cands[nc++] = i;
+	}
+	/* First what no operand changes: uses inside l, or too deep. */
+	for (unsigned k = 0; k < nc; k++) {
+		LLVMValueRef v = s->lv.val[cands[k]];
+
+		reach_from(s, h, block_of(s, v), mark, stack);
+		if (!through_uses(s, l, v, mark, blocks, 0))
+			s->cand[cands[k]] = 0;
+	}
+	/* A candidate that cannot go is live through l after all, and may
+	 * then feed the others: drop it and look again. */
+	while (changed) {
+		changed = 0;
+		for (unsigned k = 0; k < nc; k++) {
+			LLVMValueRef v = s->lv.val[cands[k]];
+
+			if (!s->cand[cands[k]])
+				continue;
+			reach_from(s, h, block_of(s, v), mark, stack);
+			if (!through_uses(s, l, v, mark, blocks, 1)) {
+				s->cand[cands[k]] = 0;
+				changed = 1;
+			}
+		}
+	}
+	for (unsigned k = 0; k < nc; k++) {
+		LLVMValueRef v = s->lv.val[cands[k]];
+		unsigned nb;
+
+		if (!s->cand[cands[k]])
+			continue;
+		reach_from(s, h, block_of(s, v), mark, stack);
+		nb = through_uses(s, l, v, mark, blocks, 1);
+		if (!nb)
+			continue; /* cannot happen: the set above is stable */
+		if (nv_remark_enabled(NV_REMARK_PASSED, PASS))
+			nv_remark(NV_REMARK_PASSED, PASS, "LoopThrough", v,
+			          "'%s' recomputed after the loop at '%s' (in %u block%s) instead of living through it unused",
+			          remark_name(NV_REMARK_PASSED, v), s->label[h] + 1, nb, nb == 1 ? "" : "s");
+		for (unsigned j = 0; j < nb; j++)
+			rewrite_uses_in(s, v, blocks[j]);
+		done++;
+	}
+	{
+		LLVMValueRef *gone = xmalloc((nc + 1) * sizeof(*gone));
+		unsigned ng = 0;
+
+		for (unsigned k = 0; k < nc; k++)
+			if (s->cand[cands[k]])
+				gone[ng++] = s->lv.val[cands[k]];
+		erase_dead_all(gone, ng);
+		free(gone);
+	}
+	free(cands);
+	return done;
+}
+
+/* A value computed before a loop, unused in it and used after it (a
+ * write-back's addresses, computed for the first loads) lives through the
+ * loop; cicc's PTX recomputes it after.  Whatever the pressure estimate
+ * says (ptxas's peak is not where the live-in sets put it): recompute it
+ * at its uses after the loop where that is cheap and lengthens no other
+ * value's range.  One loop a round, outermost first, liveness rebuilt
+ * after each change. */
+static void
+loop_through(struct fn *s)
+{
+	unsigned total = 0;
+	struct nv_ptrmap made; /* values this made: not moved again after the next loop */
+
+	/* Under a launch bound's register cap ptxas allocates at the edge,
+	 * where a recomputation that moves pressure may spill (llm.c's
+	 * layernorm_backward_kernel10): leave those kernels alone. */
+	if (register_cap(s) < NV_MAX_REGS_PER_THREAD)
+		return;
+	nv_ptrmap_init(&made, 64);
+
+	for (int round = 0; round < 64; round++) {
+		unsigned done = 0;
+		unsigned char *mark;
+		unsigned *stack;
+
+		if (analyze(s))
+			break;
+		s->b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(s->f)));
+		s->cand = xcalloc(s->lv.nvals + 1, 1);
+		mark = xmalloc(s->a.g.n + 1);
+		stack = xmalloc((s->a.g.n + 1) * sizeof(*stack));
+		for (unsigned l = 0; l < s->a.ls.n && !done; l++)
+			done = through_loop(s, l, mark, stack, &made);
+		free(mark);
+		free(stack);
+		for (unsigned i = 0; i < s->ncl; i++)
+			nv_ptrmap_put(&made, s->cl[i].clone, 1);
+		s->ncl = 0;
+		LLVMDisposeBuilder(s->b);
+		s->b = NULL;
+		release(s);
+		total += done;
+		if (!done)
+			break;
+	}
+	nv_ptrmap_release(&made);
+	if (total && s->o->dump)
+		fprintf(stderr, "loop through: %u values in %s\n", total, value_name(s->f));
+}
+
 /* ---- 0. Base reuse (remat-base-reuse) -------------------------------- */
 
 /* x is idx * size: idx itself for size 1, (shl idx, k) with 1 << k ==
@@ -1700,6 +1972,8 @@ nv_remat_module(LLVMModuleRef m, const struct nv_remat_opts *o)
 			narrow_widened(&s);
 		if (o->base_reuse)
 			reuse_bases(&s);
+		if (o->loop_through)
+			loop_through(&s);
 		if (o->do_remat)
 			main_loop(&s);
 		if (o->iv)

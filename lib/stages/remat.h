@@ -39,6 +39,13 @@
  * the pieces of B need not stay live up to a loop's start beside the
  * base (cicc's PTX keeps one of the two).
  *
+ * Then loop-through (remat-loop-through), whatever the pressure: a value
+ * defined before a loop, unused in it and used after it, is recomputed
+ * ("lt_") at its use after the loop from integer arithmetic, casts and
+ * GEPs over constants, kernel parameters and values live there anyway, so
+ * that it no longer lives through the loop (not under a launch bound's
+ * register cap).
+ *
  * After them, sinking (remat-sink): within a block, a cheap instruction
  * moves down to just before its first user where no other value lives
  * longer for it by more units than it saves (operands needed there anyway,
@@ -61,6 +68,7 @@ struct nv_remat_opts {
 	int narrow;          /* remat-narrow */
 	int sink;            /* remat-sink */
 	int base_reuse;      /* remat-base-reuse */
+	int loop_through;    /* remat-loop-through */
 	int opaque_sreg;     /* remat-opaque-sreg */
 	long long ceiling, for_occ, use_limit, loop_trip, gep_cost, single_cost_limit;
 	long long max_live_limit, lli_factor;
