@@ -405,14 +405,15 @@ clone_into(struct fn *s, LLVMValueRef v, unsigned b, const char *prefix)
 	return c;
 }
 
-/* Point every use of v outside block def at a clone made in the using block. */
-static void
-rewrite_uses(struct fn *s, LLVMValueRef v, unsigned def, const char *prefix)
+/* v's users, each once, at most MAX_USERS of them (a use beyond stays on
+ * v, which then stays too): into users[], their number returned. */
+#define MAX_USERS 256
+static unsigned
+distinct_users(LLVMValueRef v, LLVMValueRef *users)
 {
-	LLVMValueRef users[256];
 	unsigned n = 0;
 
-	for (LLVMUseRef u = LLVMGetFirstUse(v); u && n < 256; u = LLVMGetNextUse(u)) {
+	for (LLVMUseRef u = LLVMGetFirstUse(v); u && n < MAX_USERS; u = LLVMGetNextUse(u)) {
 		LLVMValueRef user = LLVMGetUser(u);
 		unsigned j = 0;
 
@@ -421,6 +422,15 @@ rewrite_uses(struct fn *s, LLVMValueRef v, unsigned def, const char *prefix)
 		if (j == n)
 			users[n++] = user;
 	}
+	return n;
+}
+
+/* Point every use of v outside block def at a clone made in the using block. */
+static void
+rewrite_uses(struct fn *s, LLVMValueRef v, unsigned def, const char *prefix)
+{
+	LLVMValueRef users[MAX_USERS];
+	unsigned n = distinct_users(v, users);
 	for (unsigned k = 0; k < n; k++) {
 		LLVMValueRef user = users[k];
 		int nops = LLVMGetNumOperands(user);
@@ -1473,18 +1483,8 @@ through_uses(const struct fn *s, unsigned l, LLVMValueRef v, const unsigned char
 static void
 rewrite_uses_in(struct fn *s, LLVMValueRef v, unsigned b)
 {
-	LLVMValueRef users[256];
-	unsigned n = 0;
-
-	for (LLVMUseRef u = LLVMGetFirstUse(v); u && n < 256; u = LLVMGetNextUse(u)) {
-		LLVMValueRef user = LLVMGetUser(u);
-		unsigned j = 0;
-
-		while (j < n && users[j] != user)
-			j++;
-		if (j == n)
-			users[n++] = user;
-	}
+	LLVMValueRef users[MAX_USERS];
+	unsigned n = distinct_users(v, users);
 	for (unsigned k = 0; k < n; k++) {
 		LLVMValueRef user = users[k];
 
