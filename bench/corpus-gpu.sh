@@ -54,7 +54,7 @@ pack() {
 	mkdir "$stage/apps"
 	if [ -n "$list" ]; then
 		[ -r "$list" ] || die "pack: cannot read $list"
-		grep -v '^[[:space:]]*#' "$list" | grep . >"$stage/list"
+		sed 's/[[:space:]]*#.*//' "$list" | grep . >"$stage/list"
 	else
 		(cd "$base/corpus-build" && find . -path '*/nvcc/app' | sed 's|^\./||; s|/nvcc/app$||' | sort |
 			while read -r p; do [ -x "$p/lite/app" ] && echo "$p"; done) >"$stage/list"

@@ -28,7 +28,7 @@ setup() {
 	mkdir -p v/corpus-build/demo/p1/lite
 	cp $b/p1/lite/app v/corpus-build/demo/p1/lite/app
 	app v/corpus-build/demo/p2/lite/app 'echo "GPU time: 0.75 msec"; exit 1'
-	printf 'demo/p1\n# a comment\ndemo/p2 7 x\n' >list
+	printf 'demo/p1\n# a comment\ndemo/p2 7 x\t# a comment after the arguments\n' >list
 }
 
 @test "pack takes each build's executables and a program's data, but not a variant equal to nvcc-lite's; run runs every build but that one" {
