@@ -4,10 +4,6 @@
 
 load helper
 
-have_nvcc() {
-	command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
-}
-
 nvcc_bin() {
 	command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc
 }

@@ -9,10 +9,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-have_nvcc() {
-	command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
-}
-
 # entries FILE.ptx: the sorted .entry and .func names
 entries() {
 	sed -n 's/^\(\.visible \|\.weak \|\.extern \)*\.\(entry\|func\)  *\(([^)]*)  *\)\{0,1\}\([A-Za-z0-9_$]*\).*/\2 \4/p' "$1" | sort -u

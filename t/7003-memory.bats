@@ -11,10 +11,6 @@ count() {
 	grep -cE "$1" "$2" || true
 }
 
-have_nvcc() {
-	command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
-}
-
 nvcc_bin() {
 	command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc
 }

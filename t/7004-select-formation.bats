@@ -4,10 +4,6 @@
 
 load helper
 
-have_nvcc() {
-	command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
-}
-
 # count PATTERN TEXT: lines of TEXT matching PATTERN
 count() {
 	grep -c -- "$1" <<<"$2" || true

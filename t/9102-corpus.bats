@@ -5,10 +5,6 @@
 
 load helper
 
-have_nvcc() {
-	command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]
-}
-
 setup_file() {
 	have_nvcc || return 0
 	export TINY="$BATS_FILE_TMPDIR/tiny" OUT="$BATS_FILE_TMPDIR/out" RC

@@ -40,6 +40,11 @@ have_ptxas() {
 	command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ]
 }
 
+# have_nvcc: true when nvcc is installed (to compare with).
+have_nvcc() {
+	command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]
+}
+
 ptxas_bin() {
 	command -v ptxas 2>/dev/null || echo /usr/local/cuda/bin/ptxas
 }
