@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 
 #include "../base/knobs.h"
@@ -34,6 +35,7 @@ nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm)
 	o->sink = (int)nv_knob_int(NV_KNOB_REMAT_SINK);
 	o->base_reuse = (int)nv_knob_int(NV_KNOB_REMAT_BASE_REUSE);
 	o->loop_through = (int)nv_knob_int(NV_KNOB_REMAT_LOOP_THROUGH);
+	o->call_pin = (int)nv_knob_int(NV_KNOB_REMAT_CALL_PIN);
 	o->ceiling = nv_knob_int(NV_KNOB_REMAT_MAXREG_CEILING);
 	o->for_occ = nv_knob_int(NV_KNOB_REMAT_FOR_OCC);
 	o->use_limit = nv_knob_int(NV_KNOB_REMAT_USE_LIMIT);
@@ -1931,6 +1933,269 @@ sink_in_blocks(struct fn *s)
 		          moved);
 }
 
+/* ---- call pins -------------------------------------------------------- */
+
+/*
+ * LLVM's machine sinking moves an instruction down to the block of its
+ * uses, past whatever lies between, calls included, and ptxas does not
+ * move it back across a call.  Where the instruction's operands die at it,
+ * that trades one value live across the call for two or more: a sum over
+ * an unrolled loop of pow() (libdevice's pow calls __internal_accurate_pow
+ * and picks its special cases after the call) had every add sunk below the
+ * last call, each result live across the calls after it: 44 registers
+ * where nvcc takes 32, and 32 with pins.  An empty inline assembly
+ * statement that reads the value at the end of its block keeps it there;
+ * it emits two comment lines and no instruction.
+ */
+
+/* The most blocks x blocks-with-calls marked for one function. */
+#define PIN_MAX_MARKS (16u << 20)
+
+/* A call that PTX makes: to a function (libdevice's big ones left out of
+ * line, vprintf), not an intrinsic or inline assembly. */
+static int
+real_call(LLVMValueRef i)
+{
+	LLVMValueRef callee;
+
+	if (!LLVMIsACallInst(i))
+		return 0;
+	callee = LLVMGetCalledValue(i);
+	if (LLVMIsAInlineAsm(callee))
+		return 0;
+	return !(LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee));
+}
+
+/* The inline assembly constraint that reads a value of type t, or NULL. */
+static const char *
+pin_constraint(const struct fn *s, LLVMTypeRef t)
+{
+	switch (LLVMGetTypeKind(t)) {
+	case LLVMIntegerTypeKind:
+		switch (LLVMGetIntTypeWidth(t)) {
+		case 16: return "h";
+		case 32: return "r";
+		case 64: return "l";
+		default: return NULL;
+		}
+	case LLVMFloatTypeKind:
+		return "f";
+	case LLVMDoubleTypeKind:
+		return "d";
+	case LLVMPointerTypeKind:
+		return LLVMPointerSizeForAS(s->td, LLVMGetPointerAddressSpace(t)) == 8 ? "l" : "r";
+	default:
+		return NULL;
+	}
+}
+
+/* Mark the blocks reachable from block c by at least one edge (dir 0), or
+ * from which c is (dir 1). */
+static void
+pin_reach(const struct nv_cfg *g, unsigned c, int dir, unsigned char *mark, unsigned *stack)
+{
+	unsigned top = 0;
+
+	memset(mark, 0, g->n);
+	stack[top++] = c;
+	while (top) {
+		unsigned b = stack[--top];
+		const unsigned *e = dir ? g->pred + g->pred_off[b] : g->succ + g->succ_off[b];
+		unsigned n = dir ? nv_cfg_npred(g, b) : nv_cfg_nsucc(g, b);
+
+		for (unsigned k = 0; k < n; k++)
+			if (!mark[e[k]]) {
+				mark[e[k]] = 1;
+				stack[top++] = e[k];
+			}
+	}
+}
+
+/* Does a call come before instruction at in its block? */
+static int
+call_before(LLVMValueRef at)
+{
+	for (LLVMValueRef i = LLVMGetPreviousInstruction(at); i; i = LLVMGetPreviousInstruction(i))
+		if (real_call(i))
+			return 1;
+	return 0;
+}
+
+/* Is v an address fixed for the function's life (a stack slot or a
+ * global, cast or offset by constants), which ptxas rebuilds for free
+ * (mov of __local_depot)? */
+static int
+fixed_address(LLVMValueRef v)
+{
+	for (;;) {
+		if (LLVMIsAAllocaInst(v) || LLVMIsAGlobalValue(v))
+			return 1;
+		if (LLVMIsAAddrSpaceCastInst(v) || LLVMIsABitCastInst(v) ||
+		    (LLVMIsAConstantExpr(v) && (LLVMGetConstOpcode(v) == LLVMAddrSpaceCast ||
+		                                LLVMGetConstOpcode(v) == LLVMBitCast))) {
+			v = LLVMGetOperand(v, 0);
+			continue;
+		}
+		if (LLVMIsAGetElementPtrInst(v)) {
+			for (int k = 1, n = LLVMGetNumOperands(v); k < n; k++)
+				if (!LLVMIsAConstant(LLVMGetOperand(v, k)))
+					return 0;
+			v = LLVMGetOperand(v, 0);
+			continue;
+		}
+		return 0;
+	}
+}
+
+/* Does operand x of v (in block b) die at v: an instruction's value, not
+ * live out of b, and not used in b after v? */
+static int
+dies_at(const struct fn *s, LLVMValueRef x, LLVMValueRef v, unsigned b)
+{
+	unsigned i;
+
+	if (!LLVMIsAInstruction(x))
+		return 0;
+	i = nv_ptrmap_get(&s->lv.index, x);
+	if (i != NV_NONE && nv_live_has(&s->lv, nv_live_out(&s->lv, b), i))
+		return 0;
+	for (LLVMValueRef n = LLVMGetNextInstruction(v); n; n = LLVMGetNextInstruction(n))
+		for (int k = 0, c = LLVMGetNumOperands(n); k < c; k++)
+			if (LLVMGetOperand(n, k) == x)
+				return 0;
+	return 1;
+}
+
+/* Should v, in block b, be pinned there?  Its users all lie in other
+ * blocks (none a phi), a call lies between (after v in b, or in a block
+ * that b reaches and that reaches a user, before the user in its block),
+ * and its operands that die at it take more register units than it. */
+static int
+pin_wanted(const struct fn *s, LLVMValueRef v, unsigned b, const unsigned *cb, unsigned ncb,
+           const unsigned char *fwd, const unsigned char *bwd)
+{
+	unsigned n = s->a.g.n, dying = 0, between = 0;
+	LLVMValueRef u1 = NULL;
+
+	if (!is_pure(v) || !pin_constraint(s, LLVMTypeOf(v)) || fixed_address(v))
+		return 0;
+	for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef in = LLVMGetUser(u);
+
+		if (!LLVMIsAInstruction(in) || LLVMIsAPHINode(in) || block_of(s, in) == b)
+			return 0;
+		u1 = in;
+	}
+	if (!u1)
+		return 0;
+	for (LLVMValueRef i = LLVMGetNextInstruction(v); i && !between; i = LLVMGetNextInstruction(i))
+		between = (unsigned)real_call(i);
+	for (unsigned c = 0; c < ncb && !between; c++) {
+		if (cb[c] == b || !bwd[(size_t)c * n + b])
+			continue;
+		for (LLVMUseRef u = LLVMGetFirstUse(v); u && !between; u = LLVMGetNextUse(u)) {
+			LLVMValueRef in = LLVMGetUser(u);
+			unsigned ub = block_of(s, in);
+
+			between = fwd[(size_t)c * n + ub] || (ub == cb[c] && call_before(in));
+		}
+	}
+	if (!between)
+		return 0;
+	for (int k = 0, c = LLVMGetNumOperands(v); k < c; k++) {
+		LLVMValueRef x = LLVMGetOperand(v, k);
+		int seen = 0;
+
+		for (int j = 0; j < k; j++)
+			seen |= LLVMGetOperand(v, j) == x;
+		if (!seen && dies_at(s, x, v, b))
+			dying += sink_units(s, x);
+	}
+	return dying > sink_units(s, v);
+}
+
+static void
+pin_across_calls(struct fn *s)
+{
+	unsigned n, ncb = 0, pinned = 0, *cb, *stack;
+	unsigned char *fwd, *bwd;
+
+	/* the constraints are NVPTX's, and so is the sinking they stop */
+	if (strncmp(LLVMGetTarget(LLVMGetGlobalParent(s->f)), "nvptx", 5))
+		return;
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(s->f); bb && !ncb; bb = LLVMGetNextBasicBlock(bb))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+			if (real_call(i)) {
+				ncb = 1;
+				break;
+			}
+	if (!ncb || analyze(s))
+		return;
+	n = s->a.g.n;
+	cb = xmalloc(n * sizeof(*cb));
+	ncb = 0;
+	for (unsigned b = 0; b < n; b++)
+		for (LLVMValueRef i = LLVMGetFirstInstruction(s->a.g.bb[b]); i; i = LLVMGetNextInstruction(i))
+			if (real_call(i)) {
+				cb[ncb++] = b;
+				break;
+			}
+	if ((size_t)ncb * n > PIN_MAX_MARKS) {
+		nv_remark(NV_REMARK_MISSED, PASS, "PinsTooLarge", s->f,
+		          "no call pins: %u blocks with calls in %u blocks", ncb, n);
+		free(cb);
+		release(s);
+		return;
+	}
+	fwd = xmalloc((size_t)ncb * n);
+	bwd = xmalloc((size_t)ncb * n);
+	stack = xmalloc((n + 1) * sizeof(*stack) * 2);
+	for (unsigned c = 0; c < ncb; c++) {
+		pin_reach(&s->a.g, cb[c], 0, fwd + (size_t)c * n, stack);
+		pin_reach(&s->a.g, cb[c], 1, bwd + (size_t)c * n, stack);
+	}
+	s->b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(s->f)));
+	for (unsigned b = 0; b < n; b++) {
+		LLVMBasicBlockRef bb = s->a.g.bb[b];
+		LLVMValueRef term = LLVMGetBasicBlockTerminator(bb), want[64];
+		unsigned nw = 0;
+
+		if (!term || !nv_cfg_reachable(&s->a.g, b))
+			continue;
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != term && nw < 64; i = LLVMGetNextInstruction(i))
+			if (pin_wanted(s, i, b, cb, ncb, fwd, bwd))
+				want[nw++] = i;
+		for (unsigned k = 0; k < nw; k++) {
+			LLVMTypeRef t = LLVMTypeOf(want[k]);
+			LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(LLVMGetTypeContext(t)), &t, 1, 0);
+			const char *con = pin_constraint(s, t);
+			LLVMValueRef fn = LLVMGetInlineAsm(ft, "", 0, con, strlen(con), 1, 0, LLVMInlineAsmDialectATT, 0);
+			LLVMValueRef call;
+
+			LLVMPositionBuilderBefore(s->b, term);
+			call = LLVMBuildCall2(s->b, ft, fn, &want[k], 1, "");
+			LLVMInstructionSetDebugLoc(call, LLVMInstructionGetDebugLoc(want[k]));
+			nv_remark(NV_REMARK_PASSED, PASS, "Pinned", want[k],
+			          "'%s' held in its block ahead of a call: machine sinking would move it past the call "
+			          "and leave its operands live across it",
+			          remark_name(NV_REMARK_PASSED, want[k]));
+			pinned++;
+		}
+	}
+	LLVMDisposeBuilder(s->b);
+	s->b = NULL;
+	free(stack);
+	free(fwd);
+	free(bwd);
+	free(cb);
+	release(s);
+	if (pinned)
+		nv_remark(NV_REMARK_PASSED, PASS, "CallPins", s->f,
+		          "%u values held in their blocks ahead of calls (machine sinking would leave their "
+		          "operands live across the calls)",
+		          pinned);
+}
+
 /* ---- the module ------------------------------------------------------- */
 
 static int
@@ -1982,6 +2247,8 @@ nv_remat_module(LLVMModuleRef m, const struct nv_remat_opts *o)
 			simplify_live_out(&s);
 		if (o->sink)
 			sink_in_blocks(&s);
+		if (o->call_pin)
+			pin_across_calls(&s);
 		free(s.cl);
 		created += s.created;
 	}

@@ -54,6 +54,12 @@
  * (ptxas schedules within a block, but from the order it is given: a
  * value computed far ahead of its use often stays live that long).
  *
+ * Last, call pins (remat-call-pin): a value whose uses all lie past a call
+ * (to a function, not an intrinsic), and whose operands die where it is
+ * computed, is read by an empty inline assembly statement at the end of
+ * its block, so that LLVM's machine sinking does not move it past the call
+ * and leave its operands live across it instead.
+ *
  * Every decision is a remark of pass "nv-remat"; -dump-remat=N prints
  * cicc's dump lines to stderr.
  */
@@ -70,6 +76,7 @@ struct nv_remat_opts {
 	int base_reuse;      /* remat-base-reuse */
 	int loop_through;    /* remat-loop-through */
 	int opaque_sreg;     /* remat-opaque-sreg */
+	int call_pin;        /* remat-call-pin */
 	long long ceiling, for_occ, use_limit, loop_trip, gep_cost, single_cost_limit;
 	long long max_live_limit, lli_factor;
 	int ignore_single_cost;
