@@ -15,6 +15,7 @@
 #include "base/remarks.h"
 #include "base/util.h"
 #include "ir/analyze.h"
+#include "ir/indvars.h"
 #include "stages/stdpipe.h"
 #include "stages/target.h"
 #include "stages/unroll.h"
@@ -71,8 +72,10 @@ run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm)
 
 		LLVMParseCommandLineOptions(3, args, NULL);
 	}
-	if (no_unroll)
+	if (no_unroll) {
 		nv_unroll_hide(m);
+		nv_trip_mark_source_wrap(m);
+	}
 	err = nv_stdpipe_run(m, text, tm, po);
 	if (no_unroll)
 		nv_unroll_unhide(m);

@@ -360,6 +360,47 @@ regs() {
 	fi
 }
 
+@test "a block-stride loop below a constant (i < 256; i += blockDim.x) stays rolled, as cicc leaves it, though LLVM infers its add cannot wrap; int bs = blockDim.x is unrolled x4" {
+	# bench's histogram_shared zeroes its bins so; unrolled, its count's
+	# division made the kernel 1.09x nvcc's time on an H100
+	cat >"$BATS_TEST_TMPDIR/bc.cu" <<-'CU'
+	extern "C" __global__ void bc_uadd(const unsigned *w, unsigned *out) {
+	  for (int i = threadIdx.x; i < 256; i += blockDim.x) out[i] = w[i] * 3;
+	}
+	extern "C" __global__ void bc_unsigned(const unsigned *w, unsigned *out) {
+	  for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) out[i] = w[i] * 3;
+	}
+	extern "C" __global__ void bc_signed(const unsigned *w, unsigned *out) {
+	  int bs = blockDim.x;
+	  for (int i = threadIdx.x; i < 256; i += bs) out[i] = w[i] * 3;
+	}
+	CU
+	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
+		"$BATS_TEST_TMPDIR/bc.cu" -o "$BATS_TEST_TMPDIR/bc.lite.ptx"
+	assert_success
+	[[ "$stderr" == *"in function 'bc_uadd': level 6: loop "*": no trip count expression for a remainder loop (the IV steps by a run-time value and may wrap)"* ]] ||
+		fail "$stderr"
+	ptx bc
+	loads() { awk -v k="$2" '/^\.visible \.entry/ { p = index($3, k) == 1 } p' "$1" | grep -c 'ld\.global' || true; }
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.lite.ptx" bc_uadd)" 1
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.lite.ptx" bc_unsigned)" 1
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.lite.ptx" bc_signed)" 5
+	# nv-opt's Phase I marks the front end's flagless add, which LLVM then flags nuw nsw
+	nvcc-lite -O3 -arch=sm_90 -emit-llvm "$BATS_TEST_TMPDIR/bc.cu" -o "$BATS_TEST_TMPDIR/bc.bc"
+	llvm-dis "$BATS_TEST_TMPDIR/bc.bc" -o "$BATS_TEST_TMPDIR/bc.ll"
+	fn() { sed -n "/^define .*@$1(/,/^}/p" "$BATS_TEST_TMPDIR/bc.ll"; }
+	fn bc_uadd | grep -Eq '= add nuw nsw i32 .*, !nv.src.wrap' || fail "$(fn bc_uadd)"
+	! fn bc_signed | grep -q 'nv.src.wrap' || fail "$(fn bc_signed)"
+	# -nv-unroll-source-wrap=0 believes the flags LLVM inferred: unrolled x4
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -nv-unroll-source-wrap=0 "$BATS_TEST_TMPDIR/bc.cu" -o "$BATS_TEST_TMPDIR/bc.old.ptx"
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.old.ptx" bc_uadd)" 5
+	if have_nvcc; then
+		for k in bc_uadd bc_unsigned bc_signed; do
+			assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.lite.ptx" $k)" "$(loads "$BATS_TEST_TMPDIR/bc.nvcc.ptx" $k)"
+		done
+	fi
+}
+
 @test "a grid-stride loop with atomics, a fence or a volatile access stays rolled, as cicc leaves it; storing plainly it is unrolled" {
 	# bench's histogram_shared: cicc counts no run-time step in a loop with
 	# ordered memory operations (measured on each kind)

@@ -6,6 +6,14 @@
 
 #include "fold.h"
 
+/* Did the front end leave add i without no-wrap flags (nv_trip_mark_source_wrap)? */
+static int
+source_wrap(LLVMValueRef i)
+{
+	return LLVMGetMetadata(i, LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(i)), NV_MD_SOURCE_WRAP,
+	                                                   sizeof(NV_MD_SOURCE_WRAP) - 1)) != NULL;
+}
+
 static int
 is_signed(LLVMIntPredicate p)
 {
@@ -598,8 +606,9 @@ count_test(const struct nv_loops *ls, unsigned l, struct nv_trip *t, LLVMValueRe
 			/* counted only where the step cannot wrap the test's
 			 * signedness (int i; i += bs): cicc counts no
 			 * i += blockDim.x, an unsigned add that may wrap */
-			if (is_signed(p) ? !LLVMGetNSW(next)
-			                 : p == LLVMIntEQ || p == LLVMIntNE || !LLVMGetNUW(next))
+			if (source_wrap(next) ||
+			    (is_signed(p) ? !LLVMGetNSW(next)
+			                  : p == LLVMIntEQ || p == LLVMIntNE || !LLVMGetNUW(next)))
 				return unknown(t, "the IV steps by a run-time value and may wrap");
 			t->step_value = y;
 		} else if (x != phi || !LLVMIsAConstantInt(y))
@@ -747,6 +756,40 @@ count_exit(const struct nv_loops *ls, unsigned l, struct nv_trip *t, int latch_e
 	memset(t, 0, sizeof(*t));
 	t->multiple = 1;
 	return unknown(t, "the exit does not test a header phi or its increment");
+}
+
+unsigned
+nv_trip_mark_source_wrap(LLVMModuleRef m)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	unsigned kind = LLVMGetMDKindIDInContext(ctx, NV_MD_SOURCE_WRAP, sizeof(NV_MD_SOURCE_WRAP) - 1);
+	LLVMValueRef md = LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, NULL, 0));
+	unsigned n = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+				if (LLVMGetInstructionOpcode(i) == LLVMAdd &&
+				    LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMIntegerTypeKind && !LLVMGetNSW(i) &&
+				    !LLVMGetNUW(i) && !LLVMIsAConstant(LLVMGetOperand(i, 0)) &&
+				    !LLVMIsAConstant(LLVMGetOperand(i, 1))) {
+					LLVMSetMetadata(i, kind, md);
+					n++;
+				}
+	return n;
+}
+
+void
+nv_trip_forget_source_wrap(LLVMModuleRef m)
+{
+	unsigned kind = LLVMGetMDKindIDInContext(LLVMGetModuleContext(m), NV_MD_SOURCE_WRAP,
+	                                         sizeof(NV_MD_SOURCE_WRAP) - 1);
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+				if (LLVMGetInstructionOpcode(i) == LLVMAdd && LLVMGetMetadata(i, kind))
+					LLVMSetMetadata(i, kind, NULL);
 }
 
 enum nv_trip_kind

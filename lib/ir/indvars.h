@@ -68,4 +68,21 @@ enum nv_trip_kind nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv
  * runs, side_exits says so; a symbolic count of such a loop is unknown. */
 enum nv_trip_kind nv_trip_count_latch(const struct nv_loops *ls, unsigned l, struct nv_trip *t);
 
+/*
+ * The front end's wrap flags.  An integer add the front end left without
+ * nsw or nuw (unsigned arithmetic: int i; i += blockDim.x) may get them
+ * later from LLVM's range analyses (i < 256 and blockDim.x <= 1024 cannot
+ * overflow), which cicc's passes do not infer: cicc counts no loop whose IV
+ * steps by a run-time value through such an add, whatever its bound, and
+ * leaves it rolled (i < 256: a block-stride loop zeroing shared memory).
+ * nv_trip_mark_source_wrap marks each such add of m with metadata
+ * NV_MD_SOURCE_WRAP, before the passes that infer flags (nv-opt's Phase I
+ * does it); the trip count then treats a marked add as flagless.  Returns
+ * how many it marked.
+ */
+#define NV_MD_SOURCE_WRAP "nv.src.wrap"
+unsigned nv_trip_mark_source_wrap(LLVMModuleRef m);
+/* Drop every such mark: the flags LLVM inferred are believed again. */
+void nv_trip_forget_source_wrap(LLVMModuleRef m);
+
 #endif

@@ -1666,6 +1666,8 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 	int more = 1, rc;
 
 	nv_diag_llvm_remarks(0); /* ours say what LLVM's passes did here, and why */
+	if (!nv_knob_int(NV_KNOB_UNROLL_SOURCE_WRAP))
+		nv_trip_forget_source_wrap(m);
 	rc = nv_run_pipeline(m, tm, nv_stdpipe_find("loop-canon")->passes);
 	for (unsigned r = 0; !rc && more && r < MAX_ROUNDS; r++)
 		rc = one_round(&st, &more);
