@@ -22,6 +22,7 @@
 #include "ir/liveness.h"
 #include "stages/memory.h"
 #include "stages/ptxfix.h"
+#include "stages/select.h"
 #include "stages/split.h"
 #include "stages/target.h"
 
@@ -686,6 +687,8 @@ main(int argc, char **argv)
 		valid_local_names(m);
 		declarations_last(m);
 	}
+	if (!rc && !stop_after && olevel > 0)
+		nv_select_bit_tests(m);
 	if (!rc && stop_after && olevel > 0 && nv_knob_int(NV_KNOB_LSR_BY_PRESSURE))
 		twin = LLVMCloneModule(m);
 	rc = rc || emit_ptx(m, tm, &ptx);

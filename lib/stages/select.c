@@ -354,3 +354,130 @@ nv_select_formation(LLVMModuleRef m)
 	}
 	return n;
 }
+
+/* ---- bit tests ------------------------------------------------------ */
+
+/* (x & 2^k) != 0 with k > 0: the and, or NULL. */
+static LLVMValueRef
+bit_test_ne(LLVMValueRef c)
+{
+	LLVMValueRef a, m;
+
+	if (!LLVMIsAICmpInst(c) || LLVMGetICmpPredicate(c) != LLVMIntNE)
+		return NULL;
+	a = LLVMGetOperand(c, 0);
+	if (!LLVMIsAConstantInt(LLVMGetOperand(c, 1)) || LLVMConstIntGetZExtValue(LLVMGetOperand(c, 1)) ||
+	    !LLVMIsAInstruction(a) || LLVMGetInstructionOpcode(a) != LLVMAnd)
+		return NULL;
+	m = LLVMGetOperand(a, 1);
+	if (!LLVMIsAConstantInt(m) || LLVMGetIntTypeWidth(LLVMTypeOf(m)) > 64)
+		return NULL;
+	{
+		unsigned long long v = LLVMConstIntGetZExtValue(m);
+
+		return v > 1 && !(v & (v - 1)) ? a : NULL;
+	}
+}
+
+/* Can every user of c take its inverse: a select on it, or an xor with
+ * an integer compare used nowhere else? */
+static int
+invertible_users(LLVMValueRef c)
+{
+	LLVMUseRef u = LLVMGetFirstUse(c);
+
+	if (!u)
+		return 0;
+	for (; u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef in = LLVMGetUser(u), o;
+
+		if (LLVMIsASelectInst(in) && LLVMGetOperand(in, 0) == c && LLVMGetOperand(in, 1) != c &&
+		    LLVMGetOperand(in, 2) != c)
+			continue;
+		if (!LLVMIsAInstruction(in) || LLVMGetInstructionOpcode(in) != LLVMXor)
+			return 0;
+		o = LLVMGetOperand(in, 0) == c ? LLVMGetOperand(in, 1) : LLVMGetOperand(in, 0);
+		if (o == c || !LLVMIsAICmpInst(o) || LLVMGetNextUse(LLVMGetFirstUse(o)))
+			return 0;
+	}
+	return 1;
+}
+
+static LLVMIntPredicate
+inverse(LLVMIntPredicate p)
+{
+	switch (p) {
+	case LLVMIntEQ: return LLVMIntNE;
+	case LLVMIntNE: return LLVMIntEQ;
+	case LLVMIntUGT: return LLVMIntULE;
+	case LLVMIntUGE: return LLVMIntULT;
+	case LLVMIntULT: return LLVMIntUGE;
+	case LLVMIntULE: return LLVMIntUGT;
+	case LLVMIntSGT: return LLVMIntSLE;
+	case LLVMIntSGE: return LLVMIntSLT;
+	case LLVMIntSLT: return LLVMIntSGE;
+	default: return LLVMIntSGT;
+	}
+}
+
+static unsigned
+bit_tests(LLVMValueRef f, LLVMBuilderRef b)
+{
+	unsigned n = 0;
+
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+		for (LLVMValueRef c = LLVMGetFirstInstruction(bb), next; c; c = next) {
+			LLVMValueRef a = bit_test_ne(c), e;
+
+			next = LLVMGetNextInstruction(c);
+			if (!a || !invertible_users(c))
+				continue;
+			LLVMPositionBuilderBefore(b, c);
+			e = LLVMBuildICmp(b, LLVMIntEQ, a, LLVMGetOperand(c, 1), "bit.clear");
+			while (LLVMGetFirstUse(c)) {
+				LLVMValueRef in = LLVMGetUser(LLVMGetFirstUse(c));
+
+				if (LLVMIsASelectInst(in)) {
+					LLVMValueRef t = LLVMGetOperand(in, 1);
+
+					LLVMSetOperand(in, 0, e);
+					LLVMSetOperand(in, 1, LLVMGetOperand(in, 2));
+					LLVMSetOperand(in, 2, t);
+				} else {
+					unsigned k = LLVMGetOperand(in, 0) == c ? 0 : 1;
+					LLVMValueRef o = LLVMGetOperand(in, 1 - k), x;
+
+					LLVMPositionBuilderBefore(b, o);
+					x = LLVMBuildICmp(b, inverse(LLVMGetICmpPredicate(o)), LLVMGetOperand(o, 0),
+					                  LLVMGetOperand(o, 1), "");
+					LLVMSetOperand(in, k, e);
+					LLVMSetOperand(in, 1 - k, x);
+					LLVMInstructionEraseFromParent(o);
+				}
+			}
+			nv_remark(NV_REMARK_PASSED, "bit-test-eq", "Inverted", c,
+			          "a single-bit test != 0 computed as == 0, its users inverted (NVPTX selects the "
+			          "!= 0 form as a shift, a mask and a compare)");
+			LLVMInstructionEraseFromParent(c);
+			n++;
+			/* an inverted compare may have been the next instruction */
+			next = LLVMGetFirstInstruction(bb);
+		}
+	return n;
+}
+
+unsigned
+nv_select_bit_tests(LLVMModuleRef m)
+{
+	LLVMBuilderRef b;
+	unsigned n = 0;
+
+	if (!nv_knob_int(NV_KNOB_BIT_TEST_EQ))
+		return 0;
+	b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f))
+			n += bit_tests(f, b);
+	LLVMDisposeBuilder(b);
+	return n;
+}

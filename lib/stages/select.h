@@ -1,7 +1,8 @@
 #ifndef NV_STAGES_SELECT_H
 #define NV_STAGES_SELECT_H
 /*
- * select: select formation, run by name from pipeline text (stdpipe).
+ * select: select formation, run by name from pipeline text (stdpipe), and
+ * single-bit tests in the shape NVPTX selects well (nv-llc, before selection).
  */
 #include <llvm-c/Types.h>
 
@@ -18,5 +19,15 @@
  * two at most unless -nv-select-formation-fcmp.  Nothing at 0.  Returns
  * the number of phis replaced. */
 unsigned nv_select_formation(LLVMModuleRef m);
+
+/* Bit tests in the shape NVPTX's instruction selection compiles well (run
+ * by nv-llc just before it): a single-bit test (x & 4) != 0 whose every
+ * user is a select on it or an xor with a compare becomes (x & 4) == 0,
+ * the selects' arms swapped and the compares inverted.  Selection turns
+ * the != 0 form into a shift, a mask and a compare (shr, and, setp.ne),
+ * where the == 0 form is a mask and a compare, as cicc's PTX has it
+ * (bench's bitonic_sort_shared: a shift in each of its 55 stages).  Under
+ * -nv-bit-test-eq=0 nothing.  Returns the number of tests rewritten. */
+unsigned nv_select_bit_tests(LLVMModuleRef m);
 
 #endif
