@@ -24,6 +24,13 @@ body() {
 	sed -n "/^define .*@$1(/,/^}/p" "$OUT"
 }
 
+# regs COMPILER...: the registers ptxas gives the kernel of CUDA file $k
+# compiled by COMPILER... to PTX (left in $BATS_TEST_TMPDIR/k.ptx)
+regs() {
+	"$@" -ptx -arch=sm_90 -O3 "$k" -o "$BATS_TEST_TMPDIR/k.ptx"
+	"$(ptxas_bin)" -v -arch=sm_90 "$BATS_TEST_TMPDIR/k.ptx" -o /dev/null 2>&1 | awk '/Used/ { print $5 }'
+}
+
 @test "the main loop: cicc's dump lines and the live-ins it reduces" {
 	remat -remat-maxreg-ceiling=2 -simplify-live-out=0 -remat-iv=0 -dump-remat=4
 	assert_line -p 'Func live_through: maxIn = 9, maxOut = 9'
@@ -412,11 +419,6 @@ body() {
 	need_cuda
 	command -v nvcc >/dev/null || skip "nvcc is not installed"
 	k="$FIXTURES/remat-through.cu"
-	regs() {
-		"$@" -ptx -arch=sm_90 -O3 "$k" -o "$BATS_TEST_TMPDIR/k.ptx"
-		"$(ptxas_bin)" -v -arch=sm_90 "$BATS_TEST_TMPDIR/k.ptx" -o /dev/null 2>&1 |
-			awk '/Used/ { print $5 }'
-	}
 	with=$(regs nvcc-lite)
 	without=$(regs nvcc-lite -Xcicc -remat-loop-through=0)
 	nv=$(regs nvcc)
@@ -455,11 +457,6 @@ body() {
 	need_cuda
 	have_nvcc || skip "nvcc is not installed"
 	k="$FIXTURES/remat-pin.cu"
-	regs() {
-		"$@" -ptx -arch=sm_90 -O3 "$k" -o "$BATS_TEST_TMPDIR/k.ptx"
-		"$(ptxas_bin)" -v -arch=sm_90 "$BATS_TEST_TMPDIR/k.ptx" -o /dev/null 2>&1 |
-			awk '/Used/ { print $5 }'
-	}
 	with=$(regs nvcc-lite)
 	grep -q 'begin inline asm' "$BATS_TEST_TMPDIR/k.ptx"
 	without=$(regs nvcc-lite -Xcicc -remat-call-pin=0)

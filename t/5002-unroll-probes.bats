@@ -29,6 +29,11 @@ regs() {
 	"$(ptxas_bin)" -v -arch=sm_90 "$1" -o /dev/null 2>&1 | sed -n 's/.*Used \([0-9]*\) registers.*/\1/p'
 }
 
+# entry_loads FILE PREFIX: the global loads of the kernel of FILE whose name starts with PREFIX
+entry_loads() {
+	awk -v k="$2" '/^\.visible \.entry/ { p = index($3, k) == 1 } p' "$1" | grep -c 'ld\.global' || true
+}
+
 @test "a #pragma unroll loop of 64 trips over a register tile is unrolled by 32, not fully (cicc too)" {
 	# the tile is a local array indexed by the inner loops, as WMMA fragments
 	# are in the tensor-core GEMM samples: once those loops are unrolled SROA
@@ -381,10 +386,9 @@ regs() {
 	[[ "$stderr" == *"in function 'bc_uadd': level 6: loop "*": no trip count expression for a remainder loop (the IV steps by a run-time value and may wrap)"* ]] ||
 		fail "$stderr"
 	ptx bc
-	loads() { awk -v k="$2" '/^\.visible \.entry/ { p = index($3, k) == 1 } p' "$1" | grep -c 'ld\.global' || true; }
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.lite.ptx" bc_uadd)" 1
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.lite.ptx" bc_unsigned)" 1
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.lite.ptx" bc_signed)" 5
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/bc.lite.ptx" bc_uadd)" 1
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/bc.lite.ptx" bc_unsigned)" 1
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/bc.lite.ptx" bc_signed)" 5
 	# nv-opt's Phase I marks the front end's flagless add, which LLVM then flags nuw nsw
 	nvcc-lite -O3 -arch=sm_90 -emit-llvm "$BATS_TEST_TMPDIR/bc.cu" -o "$BATS_TEST_TMPDIR/bc.bc"
 	llvm-dis "$BATS_TEST_TMPDIR/bc.bc" -o "$BATS_TEST_TMPDIR/bc.ll"
@@ -393,10 +397,10 @@ regs() {
 	! fn bc_signed | grep -q 'nv.src.wrap' || fail "$(fn bc_signed)"
 	# -nv-unroll-source-wrap=0 believes the flags LLVM inferred: unrolled x4
 	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -nv-unroll-source-wrap=0 "$BATS_TEST_TMPDIR/bc.cu" -o "$BATS_TEST_TMPDIR/bc.old.ptx"
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.old.ptx" bc_uadd)" 5
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/bc.old.ptx" bc_uadd)" 5
 	if have_nvcc; then
 		for k in bc_uadd bc_unsigned bc_signed; do
-			assert_equal "$(loads "$BATS_TEST_TMPDIR/bc.lite.ptx" $k)" "$(loads "$BATS_TEST_TMPDIR/bc.nvcc.ptx" $k)"
+			assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/bc.lite.ptx" $k)" "$(entry_loads "$BATS_TEST_TMPDIR/bc.nvcc.ptx" $k)"
 		done
 	fi
 }
@@ -433,20 +437,19 @@ regs() {
 	[ "$(grep -c 'a step known only at run time, and atomics, fences or volatile accesses in the loop' <<<"$stderr")" -eq 3 ] ||
 		fail "$stderr"
 	ptx gs
-	loads() { awk -v k="_Z$2" '/^\.visible \.entry/ { p = index($3, k) == 1 } p' "$1" | grep -c 'ld\.global' || true; }
 	for k in 9gs_atomic 8gs_fence 11gs_volatile; do
-		assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" $k)" 1
+		assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/gs.lite.ptx" _Z$k)" 1
 	done
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" 8gs_plain)" 5
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/gs.lite.ptx" _Z8gs_plain)" 5
 	# a call does not make the remainder an epilog: from a run-time start it goes first
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" 7gs_call)" 5
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/gs.lite.ptx" _Z7gs_call)" 5
 	[[ "$stderr" == *"loop %"*" in _Z7gs_callPKjPji: level 6 decides unroll by 4"* ]] || fail "$stderr"
 	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks=nv-unroll "$BATS_TEST_TMPDIR/gs.cu" \
 		-o /dev/null
 	[[ "$stderr" == *"in _Z7gs_callPKjPji unrolled with a prolog remainder by a factor of 4"* ]] || fail "$stderr"
 	if have_nvcc; then
 		for k in 9gs_atomic 8gs_fence 11gs_volatile 8gs_plain 7gs_call; do
-			assert_equal "$(loads "$BATS_TEST_TMPDIR/gs.lite.ptx" $k)" "$(loads "$BATS_TEST_TMPDIR/gs.nvcc.ptx" $k)"
+			assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/gs.lite.ptx" _Z$k)" "$(entry_loads "$BATS_TEST_TMPDIR/gs.nvcc.ptx" _Z$k)"
 		done
 	fi
 }
@@ -522,23 +525,22 @@ regs() {
 	[ "$(grep -c 'its add not nsw, may wrap past the bound of its unsigned test: no trip count' <<<"$stderr")" -eq 3 ] ||
 		fail "$stderr"
 	ptx wrap
-	loads() { awk -v k="_Z$2" '/^\.visible \.entry/ { p = index($3, k) == 1 } p' "$1" | grep -c 'ld\.global' || true; }
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 4u32s)" 1
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 6z32div)" 2
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 3u2z)" 1
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 4i32s)" 5
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 4i32u)" 5
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" 2u1)" 5
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" _Z4u32s)" 1
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" _Z6z32div)" 2
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" _Z3u2z)" 1
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" _Z4i32s)" 5
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" _Z4i32u)" 5
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" _Z2u1)" 5
 	# the knob gives the old decision: all six unrolled x4
 	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -nv-unroll-runtime-may-wrap=1 -Xcicc -pass-remarks=nv-unroll \
 		"$BATS_TEST_TMPDIR/wrap.cu" -o "$BATS_TEST_TMPDIR/wrap.old.ptx" 2>"$BATS_TEST_TMPDIR/old.remarks"
 	[ "$(grep -c 'may wrap past the bound counted (nv-unroll-runtime-may-wrap)' "$BATS_TEST_TMPDIR/old.remarks")" -eq 3 ] ||
 		fail "$(cat "$BATS_TEST_TMPDIR/old.remarks")"
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.old.ptx" 4u32s)" 5
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/wrap.old.ptx" 6z32div)" 10
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/wrap.old.ptx" _Z4u32s)" 5
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/wrap.old.ptx" _Z6z32div)" 10
 	if have_nvcc; then
 		for k in 4u32s 6z32div 3u2z 4i32s 4i32u 2u1; do
-			assert_equal "$k $(loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" $k)" "$k $(loads "$BATS_TEST_TMPDIR/wrap.nvcc.ptx" $k)"
+			assert_equal "$k $(entry_loads "$BATS_TEST_TMPDIR/wrap.lite.ptx" _Z$k)" "$k $(entry_loads "$BATS_TEST_TMPDIR/wrap.nvcc.ptx" _Z$k)"
 		done
 	fi
 	if have_cuda; then

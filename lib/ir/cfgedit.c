@@ -541,3 +541,16 @@ nv_cfg_thread_cleanup_dests(LLVMModuleRef m)
 	}
 	return n;
 }
+
+unsigned
+nv_cfg_each_defined(LLVMModuleRef m, unsigned (*fn)(LLVMValueRef f, LLVMBuilderRef b))
+{
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+	unsigned n = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f))
+			n += fn(f, b);
+	LLVMDisposeBuilder(b);
+	return n;
+}

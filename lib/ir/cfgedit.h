@@ -38,6 +38,9 @@ void nv_cfg_move_before(LLVMValueRef i, LLVMValueRef before);
 unsigned nv_cfg_erase_dead(LLVMValueRef fn);
 /* Fold (nv_fold) every instruction of fn that folds, until none does; count. */
 unsigned nv_cfg_fold_all(LLVMValueRef fn);
+/* Call fn on each function m defines, with one builder for them all; the
+ * sum of what it returns. */
+unsigned nv_cfg_each_defined(LLVMModuleRef m, unsigned (*fn)(LLVMValueRef f, LLVMBuilderRef b));
 /* The pass thread-cleanup-dests: every edge into a block of only phis and a
  * br or switch on a phi of constants (clang's cleanup destinations) goes
  * straight to the successor its constant picks, where that successor does

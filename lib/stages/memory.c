@@ -1235,17 +1235,7 @@ basr_function(LLVMValueRef fn, LLVMBuilderRef b)
 unsigned
 nv_memory_base_address_strength_reduce(LLVMModuleRef m)
 {
-	LLVMBuilderRef b;
-	unsigned n = 0;
-
-	if (!nv_knob_int(NV_KNOB_DO_BASE_ADDRESS_STRENGTH_REDUCE))
-		return 0;
-	b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
-	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-		if (!LLVMIsDeclaration(f))
-			n += basr_function(f, b);
-	LLVMDisposeBuilder(b);
-	return n;
+	return nv_knob_int(NV_KNOB_DO_BASE_ADDRESS_STRENGTH_REDUCE) ? nv_cfg_each_defined(m, basr_function) : 0;
 }
 
 /*

@@ -10,6 +10,7 @@
 #include "../base/remarks.h"
 #include "../base/util.h"
 #include "../ir/cfg.h"
+#include "../ir/cfgedit.h"
 #include "../ir/dom.h"
 
 /*
@@ -469,15 +470,5 @@ bit_tests(LLVMValueRef f, LLVMBuilderRef b)
 unsigned
 nv_select_bit_tests(LLVMModuleRef m)
 {
-	LLVMBuilderRef b;
-	unsigned n = 0;
-
-	if (!nv_knob_int(NV_KNOB_BIT_TEST_EQ))
-		return 0;
-	b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
-	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-		if (!LLVMIsDeclaration(f))
-			n += bit_tests(f, b);
-	LLVMDisposeBuilder(b);
-	return n;
+	return nv_knob_int(NV_KNOB_BIT_TEST_EQ) ? nv_cfg_each_defined(m, bit_tests) : 0;
 }
