@@ -17,6 +17,7 @@
 #include "../ir/liveness.h"
 #include "../ir/loops.h"
 #include "../ir/occupancy.h"
+#include "../ir/uniform.h"
 
 #define PASS "nv-remat"
 #define ROUNDS 5
@@ -36,6 +37,7 @@ nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm)
 	o->base_reuse = (int)nv_knob_int(NV_KNOB_REMAT_BASE_REUSE);
 	o->loop_through = (int)nv_knob_int(NV_KNOB_REMAT_LOOP_THROUGH);
 	o->call_pin = (int)nv_knob_int(NV_KNOB_REMAT_CALL_PIN);
+	o->uniform_base = (int)nv_knob_int(NV_KNOB_REMAT_UNIFORM_BASE);
 	o->ceiling = nv_knob_int(NV_KNOB_REMAT_MAXREG_CEILING);
 	o->for_occ = nv_knob_int(NV_KNOB_REMAT_FOR_OCC);
 	o->use_limit = nv_knob_int(NV_KNOB_REMAT_USE_LIMIT);
@@ -1933,6 +1935,112 @@ sink_in_blocks(struct fn *s)
 		          moved);
 }
 
+/* ---- uniform bases ---------------------------------------------------- */
+
+/*
+ * A kernel that sets a row pointer before its loops (llm.c: const float *x
+ * = inp + idx * C; then x[i] in each loop) keeps that 64-bit pointer live
+ * through all of them in ordinary registers, where cicc's PTX keeps the
+ * uniform offset idx * C and adds it to i in each loop: ptxas holds a
+ * uniform integer in uniform registers, and reads the parameter's base
+ * from the constant bank.  softmax_forward_kernel3: 22 registers, 14 so
+ * (nvcc 14).  Here q = p[a], with p a kernel parameter and a uniform, used
+ * only as the base of GEPs of its element type, q[b] in a loop that q is
+ * not in, has each such use become p[a + b] (in 64 bits, as the GEPs
+ * compute it: the same address, no inbounds).
+ */
+
+/* A kernel parameter, or an address space cast of one. */
+static int
+param_base(LLVMValueRef p)
+{
+	if (LLVMIsAAddrSpaceCastInst(p))
+		p = LLVMGetOperand(p, 0);
+	return LLVMIsAArgument(p) != NULL;
+}
+
+/* Is v a GEP of one index over element type t? */
+static int
+simple_gep(LLVMValueRef v, LLVMTypeRef t)
+{
+	return LLVMIsAGetElementPtrInst(v) && LLVMGetNumOperands(v) == 2 &&
+	       LLVMGetGEPSourceElementType(v) == t;
+}
+
+static void
+uniform_bases(struct fn *s)
+{
+	struct nv_uniform un;
+	unsigned rewritten = 0;
+
+	/* under a launch bound's register cap ptxas allocates at the edge,
+	 * where the extra adds cost more than the pointer (llm.c's
+	 * layernorm_backward_kernel10: an 8-byte spill became 32) */
+	if (!s->kernel || register_cap(s) < NV_MAX_REGS_PER_THREAD)
+		return;
+	nv_fn_loops_build(&s->a, s->f);
+	nv_uniform_build(&un, s->f, 1);
+	s->b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(s->f)));
+	for (unsigned bi = 0; bi < s->a.g.n; bi++) {
+		for (LLVMValueRef q = LLVMGetFirstInstruction(s->a.g.bb[bi]), next; q; q = next) {
+			LLVMTypeRef t;
+			LLVMValueRef p, a;
+			unsigned in_loop = 0;
+			int ok = 1;
+
+			next = LLVMGetNextInstruction(q);
+			if (!LLVMIsAGetElementPtrInst(q) || LLVMGetNumOperands(q) != 2)
+				continue;
+			t = LLVMGetGEPSourceElementType(q);
+			p = LLVMGetOperand(q, 0);
+			a = LLVMGetOperand(q, 1);
+			if (!param_base(p) || LLVMIsAConstant(a) || !nv_uniform_is(&un, a) ||
+			    LLVMTypeOf(a) != LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(a))))
+				continue;
+			/* every use q[b], b an i64; at least one in a loop that q is not in */
+			for (LLVMUseRef u = LLVMGetFirstUse(q); u && ok; u = LLVMGetNextUse(u)) {
+				LLVMValueRef g = LLVMGetUser(u);
+				unsigned l;
+
+				if (!simple_gep(g, t) || LLVMGetOperand(g, 0) != q ||
+				    LLVMTypeOf(LLVMGetOperand(g, 1)) != LLVMTypeOf(a)) {
+					ok = 0;
+					break;
+				}
+				l = s->a.ls.innermost[block_of(s, g)];
+				while (l != NV_NONE && nv_loop_contains(&s->a.ls, l, bi))
+					l = s->a.ls.v[l].parent;
+				in_loop += l != NV_NONE;
+			}
+			if (!ok || !in_loop)
+				continue;
+			while (LLVMGetFirstUse(q)) {
+				LLVMValueRef g = LLVMGetUser(LLVMGetFirstUse(q)), sum, nu;
+
+				LLVMPositionBuilderBefore(s->b, g);
+				sum = LLVMBuildAdd(s->b, a, LLVMGetOperand(g, 1), "ub.idx");
+				nu = LLVMBuildGEP2(s->b, t, p, &sum, 1, "ub");
+				LLVMInstructionSetDebugLoc(nu, LLVMInstructionGetDebugLoc(g));
+				LLVMReplaceAllUsesWith(g, nu);
+				LLVMInstructionEraseFromParent(g);
+				rewritten++;
+			}
+			nv_remark(NV_REMARK_PASSED, PASS, "UniformBase", q,
+			          "'%s' (a parameter plus a uniform offset) not kept live through the loops that use "
+			          "it: each use adds the offset to its own index",
+			          remark_name(NV_REMARK_PASSED, q));
+			LLVMInstructionEraseFromParent(q);
+		}
+	}
+	LLVMDisposeBuilder(s->b);
+	s->b = NULL;
+	nv_uniform_release(&un);
+	nv_fn_loops_release(&s->a);
+	if (rewritten)
+		nv_remark(NV_REMARK_ANALYSIS, PASS, "UniformBases", s->f,
+		          "%u addresses computed from a parameter and a uniform offset in their loops", rewritten);
+}
+
 /* ---- call pins -------------------------------------------------------- */
 
 /*
@@ -2235,6 +2343,8 @@ nv_remat_module(LLVMModuleRef m, const struct nv_remat_opts *o)
 		s.kernel = LLVMGetFunctionCallConv(f) == PTX_KERNEL_CC;
 		if (o->narrow)
 			narrow_widened(&s);
+		if (o->uniform_base)
+			uniform_bases(&s);
 		if (o->base_reuse)
 			reuse_bases(&s);
 		if (o->loop_through)

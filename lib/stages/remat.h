@@ -33,6 +33,11 @@
  * 32-bit and extends it once.  Only where the 32-bit value feeds a branch
  * that runs first, so that its being poison would already be undefined.
  *
+ * Then uniform bases (remat-uniform-base): in a kernel, q = p[a] with p a
+ * parameter and a uniform, used only as the base of q[b] (some in loops q
+ * is not in), has each use become p[a + b], so that no 64-bit pointer
+ * lives through the loops: ptxas keeps the uniform a in uniform registers.
+ *
  * Then base reuse (remat-base-reuse): an address LSR expanded as
  * P + (A + B), where a GEP P + B (B an index times its element size) that
  * dominates it stays live past it anyway, becomes that GEP + A ("base_reuse"):
@@ -77,6 +82,7 @@ struct nv_remat_opts {
 	int loop_through;    /* remat-loop-through */
 	int opaque_sreg;     /* remat-opaque-sreg */
 	int call_pin;        /* remat-call-pin */
+	int uniform_base;    /* remat-uniform-base */
 	long long ceiling, for_occ, use_limit, loop_trip, gep_cost, single_cost_limit;
 	long long max_live_limit, lli_factor;
 	int ignore_single_cost;
