@@ -17,6 +17,7 @@
 #include "../ir/liveness.h"
 #include "../ir/loops.h"
 #include "../ir/occupancy.h"
+#include "../ir/typesize.h"
 #include "../ir/uniform.h"
 
 #define PASS "nv-remat"
@@ -1994,8 +1995,11 @@ uniform_bases(struct fn *s)
 			t = LLVMGetGEPSourceElementType(q);
 			p = LLVMGetOperand(q, 0);
 			a = LLVMGetOperand(q, 1);
+			/* over bytes the row pointer is the offset unscaled: nothing to
+			 * gain (cuda-samples' SobelCopyImage: 11 registers, 16 so) */
 			if (!param_base(p) || LLVMIsAConstant(a) || !nv_uniform_is(&un, a) ||
-			    LLVMTypeOf(a) != LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(a))))
+			    LLVMTypeOf(a) != LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(a))) ||
+			    !nv_type_sized(t) || LLVMABISizeOfType(s->td, t) < 2)
 				continue;
 			/* every use q[b], b an i64; at least one in a loop that q is not in */
 			for (LLVMUseRef u = LLVMGetFirstUse(q); u && ok; u = LLVMGetNextUse(u)) {
