@@ -478,6 +478,8 @@ regs() {
 		body "$f" | grep -q '%x = getelementptr inbounds float, ptr addrspace(1) %in' || fail "$f"
 		! body "$f" | grep -q 'ub.idx' || fail "$f rewritten"
 	done
+	# a use right after %x, outside the loop, rewritten as well
+	body adjacent | grep -q '%ub.idx1 = add i64 %off, %off' || fail "$(body adjacent)"
 	remat -remat-uniform-base=0 -remat-iv=0
 	run grep -c 'ub.idx' "$OUT"
 	assert_output 0

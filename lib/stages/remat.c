@@ -2033,6 +2033,8 @@ uniform_bases(struct fn *s)
 			          "'%s' (a parameter plus a uniform offset) not kept live through the loops that use "
 			          "it: each use adds the offset to its own index",
 			          remark_name(NV_REMARK_PASSED, q));
+			/* a use just after q was erased: go on from what follows q now */
+			next = LLVMGetNextInstruction(q);
 			LLVMInstructionEraseFromParent(q);
 		}
 	}
