@@ -24,6 +24,18 @@ body() {
 	sed -n "/^define .*@$1(/,/^}/p" "$OUT"
 }
 
+# same_under_lli HOST REMARK: nv-remat on the host program HOST (to
+# $BATS_TEST_TMPDIR/h.bc) made the rewrite REMARK names, and the program
+# prints under lli what HOST prints
+same_under_lli() {
+	local want
+	want=$(lli "$1")
+	nv-remat -pass-remarks=nv-remat "$1" -o "$BATS_TEST_TMPDIR/h.bc" 2> "$BATS_TEST_TMPDIR/r"
+	grep -qF "$2" "$BATS_TEST_TMPDIR/r" || fail "no remark: $2"
+	run lli "$BATS_TEST_TMPDIR/h.bc"
+	assert_output "$want"
+}
+
 # regs COMPILER...: the registers ptxas gives the kernel of CUDA file $k
 # compiled by COMPILER... to PTX (left in $BATS_TEST_TMPDIR/k.ptx)
 regs() {
@@ -370,14 +382,8 @@ regs() {
 	assert_output 0
 }
 
-
 @test "base reuse keeps the meaning: a host program whose loop starts at LSR's buf + (tid*16 + idx*16) prints the same under lli" {
-	P="$FIXTURES/remat-base-host.ll"
-	want=$(lli "$P")
-	nv-remat -pass-remarks=nv-remat "$P" -o "$BATS_TEST_TMPDIR/h.bc" 2> "$BATS_TEST_TMPDIR/r"
-	grep -q "in function 'f': address 'start' recomputed from the base 'row'" "$BATS_TEST_TMPDIR/r"
-	run lli "$BATS_TEST_TMPDIR/h.bc"
-	assert_output "$want"
+	same_under_lli "$FIXTURES/remat-base-host.ll" "in function 'f': address 'start' recomputed from the base 'row'"
 }
 
 @test "loop-through: an address computed before a loop, unused in it and used after it, is recomputed after it; one read in the loop or built from a load stays" {
@@ -404,24 +410,19 @@ regs() {
 }
 
 @test "loop-through keeps the meaning: a host program whose write-back address is computed before its loop prints the same under lli" {
-	P="$FIXTURES/remat-through-host.ll"
-	want=$(lli "$P")
-	nv-remat -pass-remarks=nv-remat "$P" -o "$BATS_TEST_TMPDIR/h.bc" 2> "$BATS_TEST_TMPDIR/r"
-	grep -q "in function 'f': 'dst' recomputed after the loop at 'loop'" "$BATS_TEST_TMPDIR/r"
+	same_under_lli "$FIXTURES/remat-through-host.ll" "in function 'f': 'dst' recomputed after the loop at 'loop'"
 	llvm-dis "$BATS_TEST_TMPDIR/h.bc" -o - | grep -q '%lt_dst = getelementptr inbounds float, ptr @buf, i64 %remat_aw'
-	run lli "$BATS_TEST_TMPDIR/h.bc"
-	assert_output "$want"
 }
 
 # issue 45 item 3, after llm.c's softmax_autoregressive_backward_kernel7;
 # measured 2026-11-28: nvcc 13.0 26 registers, nvcc-lite 25 without, 24 with
 @test "loop-through: the write-back's row offsets are recomputed after the first loop, fewer registers than without and no more than nvcc" {
 	need_cuda
-	command -v nvcc >/dev/null || skip "nvcc is not installed"
+	have_nvcc || skip "nvcc is not installed"
 	k="$FIXTURES/remat-through.cu"
 	with=$(regs nvcc-lite)
 	without=$(regs nvcc-lite -Xcicc -remat-loop-through=0)
-	nv=$(regs nvcc)
+	nv=$(regs "$(nvcc_bin)")
 	[ "$with" -lt "$without" ] || fail "with $with, without $without"
 	[ "$with" -le "$nv" ] || fail "with $with, nvcc $nv"
 }
@@ -460,7 +461,7 @@ regs() {
 	with=$(regs nvcc-lite)
 	grep -q 'begin inline asm' "$BATS_TEST_TMPDIR/k.ptx"
 	without=$(regs nvcc-lite -Xcicc -remat-call-pin=0)
-	nv=$(regs nvcc)
+	nv=$(regs "$(nvcc_bin)")
 	[ "$with" -lt "$without" ] || fail "with $with, without $without"
 	[ "$with" -le "$nv" ] || fail "with $with, nvcc $nv"
 }

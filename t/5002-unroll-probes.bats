@@ -4,10 +4,6 @@
 
 load helper
 
-nvcc_bin() {
-	command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc
-}
-
 # ptx NAME [FLAGS...]: nvcc-lite's PTX of $BATS_TEST_TMPDIR/NAME.cu in NAME.lite.ptx,
 # and nvcc's in NAME.nvcc.ptx when nvcc is installed
 ptx() {

@@ -11,10 +11,6 @@ count() {
 	grep -cE "$1" "$2" || true
 }
 
-nvcc_bin() {
-	command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc
-}
-
 # ours KERNEL: the memory fixture through nvcc-lite -O3 for sm_90 (the shim,
 # so the result is the same with and without CUDA), that kernel's PTX only.
 ours() {

@@ -45,6 +45,11 @@ have_nvcc() {
 	command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]
 }
 
+# nvcc_bin: the nvcc have_nvcc found.
+nvcc_bin() {
+	command -v nvcc 2>/dev/null || echo "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
+}
+
 ptxas_bin() {
 	command -v ptxas 2>/dev/null || echo /usr/local/cuda/bin/ptxas
 }

@@ -108,6 +108,27 @@ nv_cfg_reachable(const struct nv_cfg *g, unsigned b)
 	return g->rpo_num[b] != NV_NONE;
 }
 
+void
+nv_cfg_reach(const struct nv_cfg *g, unsigned from, int backward, unsigned avoid, unsigned char *mark,
+             unsigned *stack)
+{
+	unsigned top = 0;
+
+	memset(mark, 0, g->n);
+	stack[top++] = from;
+	while (top) {
+		unsigned b = stack[--top];
+		const unsigned *e = backward ? g->pred + g->pred_off[b] : g->succ + g->succ_off[b];
+		unsigned n = backward ? nv_cfg_npred(g, b) : nv_cfg_nsucc(g, b);
+
+		for (unsigned k = 0; k < n; k++)
+			if (e[k] != avoid && !mark[e[k]]) {
+				mark[e[k]] = 1;
+				stack[top++] = e[k];
+			}
+	}
+}
+
 /* LLVM's function-local slot numbering: unnamed arguments first, then
  * each unnamed block followed by its unnamed non-void instructions.  Calls
  * fn(block, label) for every block. */

@@ -28,6 +28,12 @@ void nv_cfg_build(struct nv_cfg *g, LLVMValueRef fn);
 unsigned nv_cfg_index(const struct nv_cfg *g, LLVMBasicBlockRef b);
 /* True if b is reachable from the entry. */
 int nv_cfg_reachable(const struct nv_cfg *g, unsigned b);
+/* Mark in mark (g->n bytes) the blocks reachable from block from by one
+ * edge or more, along successors or (backward) predecessors, not through
+ * block avoid (NV_NONE: none), which is left unmarked; stack holds g->n + 1
+ * entries.  from itself is marked only on a cycle. */
+void nv_cfg_reach(const struct nv_cfg *g, unsigned from, int backward, unsigned avoid, unsigned char *mark,
+                  unsigned *stack);
 /* Every block's name as llvm-dis shows it ("%name", or "%N" for an unnamed
  * one), in one pass; free with nv_cfg_labels_free. */
 char **nv_cfg_labels(const struct nv_cfg *g);

@@ -1407,27 +1407,12 @@ lt_cheap(LLVMValueRef v)
 static void
 reach_from(const struct fn *s, unsigned h, unsigned def, unsigned char *mark, unsigned *stack)
 {
-	unsigned top = 0;
-
-	memset(mark, 0, s->a.g.n);
-	if (h == def)
+	if (h == def) {
+		memset(mark, 0, s->a.g.n);
 		return;
-	mark[h] = 1;
-	stack[top++] = h;
-	while (top) {
-		LLVMBasicBlockRef bb = s->a.g.bb[stack[--top]];
-		LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-		unsigned n = t ? LLVMGetNumSuccessors(t) : 0;
-
-		for (unsigned k = 0; k < n; k++) {
-			unsigned x = nv_cfg_index(&s->a.g, LLVMGetSuccessor(t, k));
-
-			if (x == NV_NONE || x == def || mark[x])
-				continue;
-			mark[x] = 1;
-			stack[top++] = x;
-		}
 	}
+	nv_cfg_reach(&s->a.g, h, 0, def, mark, stack);
+	mark[h] = 1;
 }
 
 /* Can v, live through loop l and used nowhere in it, be recomputed at its
@@ -2103,28 +2088,6 @@ pin_constraint(const struct fn *s, LLVMTypeRef t)
 	}
 }
 
-/* Mark the blocks reachable from block c by at least one edge (dir 0), or
- * from which c is (dir 1). */
-static void
-pin_reach(const struct nv_cfg *g, unsigned c, int dir, unsigned char *mark, unsigned *stack)
-{
-	unsigned top = 0;
-
-	memset(mark, 0, g->n);
-	stack[top++] = c;
-	while (top) {
-		unsigned b = stack[--top];
-		const unsigned *e = dir ? g->pred + g->pred_off[b] : g->succ + g->succ_off[b];
-		unsigned n = dir ? nv_cfg_npred(g, b) : nv_cfg_nsucc(g, b);
-
-		for (unsigned k = 0; k < n; k++)
-			if (!mark[e[k]]) {
-				mark[e[k]] = 1;
-				stack[top++] = e[k];
-			}
-	}
-}
-
 /* Does a call come before instruction at in its block? */
 static int
 call_before(LLVMValueRef at)
@@ -2265,8 +2228,8 @@ pin_across_calls(struct fn *s)
 	bwd = xmalloc((size_t)ncb * n);
 	stack = xmalloc((n + 1) * sizeof(*stack) * 2);
 	for (unsigned c = 0; c < ncb; c++) {
-		pin_reach(&s->a.g, cb[c], 0, fwd + (size_t)c * n, stack);
-		pin_reach(&s->a.g, cb[c], 1, bwd + (size_t)c * n, stack);
+		nv_cfg_reach(&s->a.g, cb[c], 0, NV_NONE, fwd + (size_t)c * n, stack);
+		nv_cfg_reach(&s->a.g, cb[c], 1, NV_NONE, bwd + (size_t)c * n, stack);
 	}
 	s->b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(s->f)));
 	for (unsigned b = 0; b < n; b++) {
