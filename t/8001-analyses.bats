@@ -187,6 +187,26 @@ setup_file() {
 	[[ "$output" == *"function 'oddeven':"*"constant max backedge-taken count is i32 7"*"function 'unsigned':"*"constant max backedge-taken count is i32 15"* ]] || fail "$output"
 }
 
+@test "trip counts: a start's signed range from its arithmetic is LLVM's S: range (a select's tighter), none where nothing is known" {
+	run --separate-stderr nv-opt -print=tripcount -disable-output "$FIXTURES/tripcount-srange.ll"
+	assert_success
+	ours() { sed -n "/function '$1'/,/^tripcount for/p" <<<"$stderr" | sed -n 's/.*start %s in S: \[\(.*\),\(.*\)\]$/\1 \2/p'; }
+	run opt -passes='print<scalar-evolution>' -disable-output "$FIXTURES/tripcount-srange.ll"
+	assert_success
+	# LLVM's half-open S: [lo,hi) of %s, as "lo hi-1"
+	llvm() { sed -n "/^Classifying expressions for: @$1\$/,/^Determining/p" <<<"$output" |
+		sed -n '/^  %s = /{n;s/.* S: \[\(-*[0-9]*\),\(-*[0-9]*\))$/\1 \2/p}' | awk '{ print $1, $2 - 1 }'; }
+	for f in lane lane_minus shifted widened; do
+		[ -n "$(llvm $f)" ] || fail "no LLVM range for $f"
+		assert_equal "$f $(ours $f)" "$f $(llvm $f)"
+	done
+	assert_equal "$(ours lane_minus)" "-32 -1"
+	# (x >> 20) or -7: LLVM's [-4096,4096) holds ours
+	assert_equal "$(ours chosen)" "-7 4095"
+	assert_equal "$(llvm chosen)" "-4096 4095"
+	assert_equal "$(ours unknown)" ""
+}
+
 @test "-print rejects an unknown analysis" {
 	run --separate-stderr nv-opt -print=nonsense </dev/null
 	assert_equal "$status" 2

@@ -210,6 +210,13 @@ print_trip(FILE *fp, struct fa *a)
 				        : t.nuw_only ? " (no wrap by nuw alone)" : "");
 			break;
 		}
+		if (t.kind == NV_TRIP_SYMBOLIC && !LLVMIsAConstantInt(t.start)) {
+			int64_t lo, hi;
+
+			value_text(s, sizeof(s), t.start);
+			if (nv_trip_start_range(&t, &lo, &hi))
+				fprintf(fp, "Loop %s: start %s in S: [%lld,%lld]\n", h, s, (long long)lo, (long long)hi);
+		}
 		if (t.has_max)
 			fprintf(fp, "Loop %s: constant max backedge-taken count is i%u %llu\n", h, t.width,
 			        (unsigned long long)t.max_btc);

@@ -235,6 +235,103 @@ smax_of(LLVMValueRef v, int depth)
 }
 
 /*
+ * The signed range [lo, hi] of v as ScalarEvolution's ranges see it where
+ * nothing tells the value's range but the arithmetic: what umax_of knows
+ * when non-negative, constants, sign extensions, selects, and adds and
+ * subtractions of such (nsw, or not overflowing).  A read of a special
+ * register is unknown here, as cicc's analyses see it (LLVM knows tid.x <
+ * 1024 from a range attribute; cicc does not).  0 if nothing is known.
+ */
+static int
+srange_of(LLVMValueRef v, int depth, int64_t *lo, int64_t *hi)
+{
+	LLVMTypeRef t = LLVMTypeOf(v);
+	unsigned w;
+	int64_t smin, smax, a0, a1, b0, b1;
+	__int128 l, h; /* operands of w <= 64 bits: sums fit */
+	uint64_t u;
+	LLVMOpcode op;
+
+	if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || (w = LLVMGetIntTypeWidth(t)) > 64 || w < 2)
+		return 0;
+	smax = (int64_t)nv_int_mask(~UINT64_C(0), w - 1);
+	smin = -smax - 1;
+	if (LLVMIsAConstantInt(v)) {
+		*lo = *hi = LLVMConstIntGetSExtValue(v);
+		return 1;
+	}
+	if ((u = umax_of(v, depth)) <= (uint64_t)smax) {
+		*lo = 0;
+		*hi = (int64_t)u;
+		return 1;
+	}
+	if (depth > 8 || !LLVMIsAInstruction(v))
+		return 0;
+	switch (op = LLVMGetInstructionOpcode(v)) {
+	case LLVMSExt:
+		if (srange_of(LLVMGetOperand(v, 0), depth + 1, lo, hi))
+			return 1;
+		/* whatever the narrower value, it is within its own type */
+		w = LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0)));
+		*hi = (int64_t)nv_int_mask(~UINT64_C(0), w - 1);
+		*lo = -*hi - 1;
+		return 1;
+	case LLVMSelect:
+		if (!srange_of(LLVMGetOperand(v, 1), depth + 1, &a0, &a1) ||
+		    !srange_of(LLVMGetOperand(v, 2), depth + 1, &b0, &b1))
+			return 0;
+		*lo = a0 < b0 ? a0 : b0;
+		*hi = a1 > b1 ? a1 : b1;
+		return 1;
+	case LLVMAdd: case LLVMSub:
+		if (!srange_of(LLVMGetOperand(v, 0), depth + 1, &a0, &a1) ||
+		    !srange_of(LLVMGetOperand(v, 1), depth + 1, &b0, &b1))
+			return 0;
+		l = op == LLVMAdd ? (__int128)a0 + b0 : (__int128)a0 - b1;
+		h = op == LLVMAdd ? (__int128)a1 + b1 : (__int128)a1 - b0;
+		if (l < smin || h > smax) {
+			if (!LLVMGetNSW(v))
+				return 0; /* it may wrap */
+			l = l < smin ? smin : l; /* an nsw result stays within */
+			h = h > smax ? smax : h;
+			if (l > h)
+				return 0;
+		}
+		*lo = (int64_t)l;
+		*hi = (int64_t)h;
+		return 1;
+	case LLVMOr:
+		/* x | C with C < 0 (LLVM's form of (x & 31) - 32) is in [C, -1] */
+		if (LLVMIsAConstantInt(LLVMGetOperand(v, 1)) &&
+		    (b0 = LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1))) < 0) {
+			*lo = b0;
+			*hi = -1;
+			return 1;
+		}
+		if (!srange_of(LLVMGetOperand(v, 0), depth + 1, &a0, &a1) ||
+		    !srange_of(LLVMGetOperand(v, 1), depth + 1, &b0, &b1) || a0 < 0 || b0 < 0)
+			return 0;
+		*lo = a0 > b0 ? a0 : b0;
+		if (LLVMGetIsDisjoint(v) && a1 <= smax - b1) {
+			*hi = a1 + b1;
+		} else {
+			for (u = (uint64_t)(a1 | b1); u & (u + 1); u |= u >> 1)
+				;
+			*hi = (int64_t)u;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
+nv_trip_start_range(const struct nv_trip *t, int64_t *lo, int64_t *hi)
+{
+	return t->start && srange_of(t->start, 0, lo, hi);
+}
+
+/*
  * A maximum trip count from the bound's range, when the count is not
  * constant: "iv < n & 7" from 0 runs at most 7 times (LLVM's
  * getSmallConstantMaxTripCount).  An exit on equality counts on the

@@ -68,6 +68,12 @@ enum nv_trip_kind nv_trip_count(const struct nv_loops *ls, unsigned l, struct nv
  * runs, side_exits says so; a symbolic count of such a loop is unknown. */
 enum nv_trip_kind nv_trip_count_latch(const struct nv_loops *ls, unsigned l, struct nv_trip *t);
 
+/* The signed range [lo, hi] of t's start as ScalarEvolution sees it from
+ * the arithmetic alone (x & 31, x % 64 - 32, n & 255): a read of a special
+ * register has no range here, as in cicc, where LLVM's reads carry one.
+ * Returns 0 where nothing is known. */
+int nv_trip_start_range(const struct nv_trip *t, int64_t *lo, int64_t *hi);
+
 /*
  * The front end's wrap flags.  An integer add the front end left without
  * nsw or nuw (unsigned arithmetic: int i; i += blockDim.x) may get them
