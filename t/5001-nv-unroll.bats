@@ -265,3 +265,16 @@ body() {
 	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -disable-LoopUnrollPass "$BATS_TEST_TMPDIR/k.cu" -o "$BATS_TEST_TMPDIR/no.ptx"
 	grep -q "ld.local" "$BATS_TEST_TMPDIR/no.ptx"
 }
+
+@test "a runtime unroll LLVM carries out without a remainder (no trip count in ScalarEvolution) says so" {
+	run --separate-stderr nv-unroll -O3 -arch=sm_90 -S "$FIXTURES/unroll-kept-exits.ll" -pass-remarks=nv-unroll
+	assert_success
+	[[ "$stderr" == *"loop %loop in k unrolled by a factor of 4 with an exit test in each copy, not with a remainder: LLVM's ScalarEvolution found no trip count"* ]]
+	assert_equal "$(grep -c 'call float @g' <<<"$output")" 4
+	assert_equal "$(grep -c 'icmp slt' <<<"$output")" 5
+	# once @g returns, the count exists and there is a remainder
+	sed 's/#1 = { nounwind memory(none) }/#1 = { nounwind willreturn memory(none) }/' "$FIXTURES/unroll-kept-exits.ll" >"$BATS_TEST_TMPDIR/w.ll"
+	run --separate-stderr nv-unroll -O3 -arch=sm_90 -S "$BATS_TEST_TMPDIR/w.ll" -pass-remarks=nv-unroll
+	assert_success
+	[[ "$stderr" == *"loop %loop in k unrolled with a prolog remainder by a factor of 4"* ]]
+}

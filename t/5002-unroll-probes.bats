@@ -30,6 +30,21 @@ entry_loads() {
 	awk -v k="$2" '/^\.visible \.entry/ { p = index($3, k) == 1 } p' "$1" | grep -c 'ld\.global' || true
 }
 
+# same_unrolled NAME PATTERN N: $BATS_TEST_TMPDIR/NAME.c through nv-opt's Phase I,
+# then both nv-unroll runs; N remarks match PATTERN, and lli prints the same
+# before and after
+same_unrolled() {
+	local d=$BATS_TEST_TMPDIR/$1 want
+	clang-22 -O2 -Xclang -disable-llvm-passes -emit-llvm -c "$d.c" -o "$d.0.bc"
+	nv-opt -O3 -no-unroll -no-vectorize "$d.0.bc" -o "$d.1.bc"
+	want=$(lli "$d.1.bc")
+	nv-unroll -pass-remarks=nv-unroll "$d.1.bc" 2>"$d.remarks" |
+		nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll-t3 -o "$d.2.bc"
+	[ "$(grep -c -- "$2" "$d.remarks")" -eq "$3" ] || fail "$(cat "$d.remarks")"
+	run lli "$d.2.bc"
+	assert_output "$want"
+}
+
 @test "a #pragma unroll loop of 64 trips over a register tile is unrolled by 32, not fully (cicc too)" {
 	# the tile is a local array indexed by the inner loops, as WMMA fragments
 	# are in the tensor-core GEMM samples: once those loops are unrolled SROA
@@ -319,6 +334,78 @@ entry_loads() {
 	fi
 }
 
+@test "an inclusive exit test from a start whose range keeps it within a step of zero is unrolled x4, as cicc" {
+	# cicc counts i <= n stepping by s from a start known in [-s, max - s]
+	# (counting down: [min + s, s]) by its arithmetic, not from threadIdx.x,
+	# which has no range there: llm.c's softmax_forward_kernel5 writes its
+	# row back from the lane (i = threadIdx.x % 32; i <= own_pos; i += 32)
+	cat >"$BATS_TEST_TMPDIR/srange.cu" <<-'CU'
+	#define U(name, start, step) __global__ void name(float *o, const float *x, int n) { \
+	  for (int i = start; i <= n; i += step) o[i + 64] = x[i + 64] * 3.0f + 1.0f; }
+	#define D(name, start, step) __global__ void name(float *o, const float *x, int n) { \
+	  for (int i = start; i >= n; i -= step) o[i + 64] = x[i + 64] * 3.0f + 1.0f; }
+	U(ulane, (int)(threadIdx.x % 32), 32)
+	U(un255, n & 255, 32)
+	U(ulm32, (int)(threadIdx.x % 32) - 32, 32)
+	U(ushr5, (int)(threadIdx.x >> 5), 32)
+	U(uand, (int)(threadIdx.x & 0x7fffffc0), 32)
+	U(ulm64, (int)(threadIdx.x % 32) - 64, 32)
+	U(ushr1, (int)(threadIdx.x >> 1), 32)
+	U(utid, (int)threadIdx.x, 32)
+	D(dlane, (int)(threadIdx.x % 32), 32)
+	D(dn31p1, (n & 31) + 1, 32)
+	D(dn63, n & 63, 32)
+	CU
+	ptx srange
+	for k in ulane un255 ulm32 ushr5 uand dlane dn31p1; do
+		[ "$(entry_loads "$BATS_TEST_TMPDIR/srange.lite.ptx" "_Z$((${#k}))$k")" -eq 5 ] || fail "$k is not unrolled by 4"
+	done
+	for k in ulm64 ushr1 utid dn63; do
+		[ "$(entry_loads "$BATS_TEST_TMPDIR/srange.lite.ptx" "_Z$((${#k}))$k")" -eq 1 ] || fail "$k is unrolled"
+	done
+	if have_nvcc; then
+		for k in ulane un255 ulm32 ushr5 uand ulm64 ushr1 utid dlane dn31p1 dn63; do
+			assert_equal "$k $(entry_loads "$BATS_TEST_TMPDIR/srange.lite.ptx" "_Z$((${#k}))$k")" \
+				"$k $(entry_loads "$BATS_TEST_TMPDIR/srange.nvcc.ptx" "_Z$((${#k}))$k")"
+		done
+	fi
+}
+
+@test "loops through cuda_bf16.hpp's asm and __ldcs are unrolled x4 and unswitched as cicc (asm not convergent); a run-time step with asm stays rolled" {
+	# clang marks every asm convergent and not willreturn: no remainder
+	# loop, no unswitching, no trip count; nvcc's front end marks none.
+	# cicc counts a constant step past asm, not a run-time one.
+	cat >"$BATS_TEST_TMPDIR/asm.cu" <<-'CU'
+	#include <cuda_bf16.h>
+	__global__ void cs_copy(__nv_bfloat16 *o, const __nv_bfloat16 *x, int n, float s) {
+	  for (int i = threadIdx.x; i < n; i += 32) __stcs(o + i, __float2bfloat16(__bfloat162float(__ldcs(x + i)) * s)); }
+	__global__ void c48_bf16(float *o, const __nv_bfloat16 *x, int n) { float s = 0;
+	  for (int i = threadIdx.x; i < n; i += 48) s += __bfloat162float(x[i]); o[threadIdx.x] = s; }
+	__global__ void rs_bf16(float *o, const __nv_bfloat16 *x, int n) { int bs = blockDim.x; float s = 0;
+	  for (int i = threadIdx.x; i < n; i += bs) s += __bfloat162float(x[i]); o[threadIdx.x] = s; }
+	__global__ void bf16_sel(float *o, const __nv_bfloat16 *x, int n, int mode) {
+	  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+	    float v = __bfloat162float(x[i]); if (mode == 0) o[i] = v * 2.0f; else o[i] = v + 1.0f; } }
+	__global__ void asm_shfl(int *o, const int *x, int n) {
+	  for (int i = threadIdx.x; i < n; i += 32) { int v = x[i], r;
+	    asm volatile("shfl.sync.idx.b32 %0, %1, 0, 31, -1;" : "=r"(r) : "r"(v)); o[i] = r; } }
+	CU
+	ptx asm
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -nv-link-asm-convergent=1 "$BATS_TEST_TMPDIR/asm.cu" -o "$BATS_TEST_TMPDIR/kept.ptx"
+	l="$BATS_TEST_TMPDIR/asm.lite.ptx" k="$BATS_TEST_TMPDIR/kept.ptx"
+	# x4 and a remainder: 5 loads; unswitched on mode: 2 loops
+	assert_equal "$(entry_loads "$l" _Z7cs_copy) $(entry_loads "$l" _Z8c48_bf16) $(entry_loads "$l" _Z7rs_bf16) $(entry_loads "$l" _Z8bf16_sel)" "5 5 1 2"
+	assert_equal "$(entry_loads "$k" _Z7cs_copy) $(entry_loads "$k" _Z8c48_bf16) $(entry_loads "$k" _Z8bf16_sel)" "1 1 1"
+	# a shuffle in asm stays convergent here (cicc unrolls it all the same)
+	assert_equal "$(entry_loads "$l" _Z8asm_shfl)" 1
+	if have_nvcc; then
+		n="$BATS_TEST_TMPDIR/asm.nvcc.ptx"
+		for f in _Z7cs_copy _Z8c48_bf16 _Z7rs_bf16 _Z8bf16_sel; do
+			assert_equal "$f $(entry_loads "$l" $f)" "$f $(entry_loads "$n" $f)"
+		done
+	fi
+}
+
 @test "a block-stride loop (i += block_size) is unrolled x4 at run time, as cicc; i += blockDim.x, which may wrap, stays rolled" {
 	# llm.c's softmax kernels: int block_size = blockDim.x; for (i = tid; i < C;
 	# i += block_size).  cicc counts the loop with a division and unrolls it
@@ -430,7 +517,7 @@ entry_loads() {
 	run --separate-stderr nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks-analysis=nv-unroll \
 		"$BATS_TEST_TMPDIR/gs.cu" -o "$BATS_TEST_TMPDIR/gs.lite.ptx"
 	assert_success
-	[ "$(grep -c 'a step known only at run time, and atomics, fences or volatile accesses in the loop' <<<"$stderr")" -eq 3 ] ||
+	[ "$(grep -c 'a step known only at run time, and atomics, fences, volatile accesses or asm in the loop' <<<"$stderr")" -eq 3 ] ||
 		fail "$stderr"
 	ptx gs
 	for k in 9gs_atomic 8gs_fence 11gs_volatile; do
@@ -475,16 +562,34 @@ entry_loads() {
 		return 0;
 	}
 	EOF
-	clang-22 -O2 -Xclang -disable-llvm-passes -emit-llvm -c "$BATS_TEST_TMPDIR/s.c" -o "$BATS_TEST_TMPDIR/s0.bc"
-	nv-opt -O3 -no-unroll -no-vectorize "$BATS_TEST_TMPDIR/s0.bc" -o "$BATS_TEST_TMPDIR/s1.bc"
-	want=$(lli "$BATS_TEST_TMPDIR/s1.bc")
-	nv-unroll -pass-remarks=nv-unroll "$BATS_TEST_TMPDIR/s1.bc" 2>"$BATS_TEST_TMPDIR/remarks" |
-		nv-opt -pipeline=mid-unroll | nv-unroll -config=D | nv-opt -pipeline=post-unroll-t3 \
-		-o "$BATS_TEST_TMPDIR/s2.bc"
-	[ "$(grep -c 'unrolled with a prolog remainder by a factor of 4' "$BATS_TEST_TMPDIR/remarks")" -eq 2 ] ||
-		fail "$(cat "$BATS_TEST_TMPDIR/remarks")"
-	run lli "$BATS_TEST_TMPDIR/s2.bc"
-	assert_output "$want"
+	same_unrolled s 'unrolled with a prolog remainder by a factor of 4' 2
+}
+
+@test "meaning: inclusive loops from a start within a step of zero, unrolled at run time, print the same as rolled" {
+	cat >"$BATS_TEST_TMPDIR/r.c" <<-'EOF'
+	#include <stdio.h>
+	__attribute__((noinline)) unsigned up(const unsigned *a, int n, int x) {
+		unsigned s = 0;
+		for (int i = (x & 31) - 32; i <= n; i += 32) s = s * 3 + a[i + 32];
+		return s;
+	}
+	__attribute__((noinline)) unsigned down(const unsigned *a, int n, int x) {
+		unsigned s = 0;
+		for (int i = x & 31; i >= n; i -= 32) s = s * 5 + a[i + 1000];
+		return s;
+	}
+	int main(void) {
+		static unsigned a[2100];
+		unsigned h = 0;
+		for (int i = 0; i < 2100; i++) a[i] = 2654435761u * (unsigned)(i + 1);
+		for (int n = -40; n < 1000; n += 7)
+			for (int x = 0; x < 70; x += 3)
+				h = h * 31 + up(a, n, x) + down(a, -n, x);
+		printf("%u\n", h);
+		return 0;
+	}
+	EOF
+	same_unrolled r 'unrolled with a .* remainder by a factor of 4' 2
 }
 
 @test "an unsigned or size_t IV stepping by 32 stays rolled, as cicc leaves it; int i += 32 is unrolled x4 (nv-unroll-runtime-may-wrap)" {

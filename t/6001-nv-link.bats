@@ -241,6 +241,45 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	assert_output "0"
 }
 
+@test "-cudafe unmarks convergent asm that no thread communicates through (ld, st, cvt); shfl, bar and mixes stay convergent" {
+	cat >"$BATS_TEST_TMPDIR/a.ll" <<-'EOF2'
+		target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+		target triple = "nvptx64-nvidia-cuda"
+		define ptx_kernel void @k(ptr %p, i16 %h, i32 %x) {
+		  %a = call i16 asm "ld.global.cs.b16 $0, [$1];", "=h,l"(ptr %p) #0
+		  call void asm sideeffect "st.global.cs.b16 [$0], $1;", "l,h,~{memory}"(ptr %p, i16 %a) #0
+		  %b = call float asm "{ cvt.f32.bf16 $0, $1;}\0A", "=f,h"(i16 %h) #0
+		  %c = call i32 asm "{ .reg .pred p; setp.ne.b32 p, $1, 0; @p add.s32 $0, $1, 1; }", "=r,r"(i32 %x) #0
+		  call void asm sideeffect "", "~{memory}"() #0
+		  %d = call i32 asm "shfl.sync.idx.b32 $0, $1, 0, 31, -1;", "=r,r"(i32 %x) #0
+		  call void asm sideeffect "bar.sync 0;", ""() #0
+		  %e = call i32 asm "mov.b32 $0, $1; vote.sync.ballot.b32 $0, 1, -1;", "=r,r"(i32 %x) #0
+		  %f = call i32 asm "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {$0}, [$1];", "=r,r"(i32 %x) #0
+		  %g = call i32 asm "mov.u32 $0, %laneid;", "=r"() #0
+		  %m = call i32 asm "mov.b32 $0, {$1, $1};", "=r,h"(i16 %h) #0
+		  ret void
+		}
+		attributes #0 = { convergent nounwind }
+	EOF2
+	run --separate-stderr nv-link -cudafe -S "$BATS_TEST_TMPDIR/a.ll" -o "$BATS_TEST_TMPDIR/out.ll" -pass-remarks=nv-link
+	assert_success
+	conv=$(sed -n 's/^attributes \(#[0-9]*\) = { convergent.*/\1/p' "$BATS_TEST_TMPDIR/out.ll")
+	[ -n "$conv" ]
+	# the six lone asm statements lost the mark, the five others kept it
+	assert_equal "$(grep 'call.*asm' "$BATS_TEST_TMPDIR/out.ll" | grep -c " $conv\$")" 5
+	for op in shfl.sync bar.sync vote.sync ldmatrix %laneid; do
+		grep -F "$op" "$BATS_TEST_TMPDIR/out.ll" | grep -q " $conv\$" || fail "$op lost its convergent mark"
+	done
+	for op in ld.global.cs st.global.cs cvt.f32.bf16 setp.ne '{$1, $1}'; do
+		! grep -F "$op" "$BATS_TEST_TMPDIR/out.ll" | grep -q " $conv\$" || fail "$op is still convergent"
+	done
+	[[ "$stderr" == *'asm "ld.global.cs.b16 $0, [$1];" is not convergent'* ]]
+	# the knob keeps clang's marks
+	nv-link -cudafe -S "$BATS_TEST_TMPDIR/a.ll" -o "$BATS_TEST_TMPDIR/kept.ll" -nv-link-asm-convergent=1
+	conv=$(sed -n 's/^attributes \(#[0-9]*\) = { convergent.*/\1/p' "$BATS_TEST_TMPDIR/kept.ll")
+	assert_equal "$(grep 'call.*asm' "$BATS_TEST_TMPDIR/kept.ll" | grep -c " $conv\$")" 11
+}
+
 @test "-fast-math calls libdevice's fast approximations where nvcc's -use_fast_math does, and nothing else" {
 	run --separate-stderr nv-link -fast-math -pass-remarks=nv-link -S "$FIXTURES/libdevice-fast.ll"
 	assert_success

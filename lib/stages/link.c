@@ -1,5 +1,6 @@
 #include "link.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "../base/diag.h"
 #include "../base/io.h"
+#include "../base/knobs.h"
 #include "../base/remarks.h"
 #include "../base/util.h"
 #include "target.h"
@@ -696,10 +698,125 @@ nv_link_cudafe_host(LLVMModuleRef m, int static_templates)
 	return n;
 }
 
+/* The PTX instructions (the name before the first '.') through which no
+ * thread sees another: memory, conversions, moves, arithmetic.  Not here:
+ * a mov from a special register, bar, shfl, vote, match, redux, activemask,
+ * elect, mma, wmma, wgmma, ldmatrix, stmatrix, cp, mbarrier, fence, membar,
+ * atom, red, setmaxnreg, griddepcontrol, and whatever else. */
+static const char *const lone_ops[] = {
+	"ld", "ldu", "st", "prefetch", "prefetchu", "mov", "cvt", "cvta", "isspacep",
+	"add", "addc", "sub", "subc", "mul", "mul24", "mad", "madc", "mad24", "fma", "div", "rem",
+	"abs", "neg", "min", "max", "sad", "dp4a", "dp2a", "and", "or", "xor", "not", "cnot",
+	"shl", "shr", "shf", "lop3", "prmt", "bfe", "bfi", "bfind", "brev", "clz", "popc", "fns",
+	"selp", "set", "setp", "slct", "testp", "copysign", "sqrt", "rsqrt", "rcp", "ex2", "lg2",
+	"sin", "cos", "tanh",
+};
+
+/* Whether every statement of asm text s (length n) is a directive .reg or
+ * an instruction of lone_ops, after labels, predicates and braces: an
+ * asm whose threads do not communicate, which convergence does not
+ * concern.  Empty text ("" ::: "memory") is one too. */
+static int
+asm_is_lone(const char *s, size_t n)
+{
+	const char *e = s + n;
+
+	while (s < e) {
+		const char *t;
+		size_t k;
+		int ok = 0;
+
+		while (s < e && strchr(" \t\r\n{};", *s))
+			s++;
+		if (s >= e)
+			break;
+		if (s + 1 < e && s[0] == '/' && s[1] == '/') { /* a comment to the end of the line */
+			while (s < e && *s != '\n')
+				s++;
+			continue;
+		}
+		if (*s == '@') /* a guard predicate */
+			while (s < e && !strchr(" \t", *s))
+				s++;
+		while (s < e && strchr(" \t", *s))
+			s++;
+		for (t = s; t < e && (isalnum((unsigned char)*t) || *t == '_' || *t == '$'); t++)
+			;
+		if (t < e && *t == ':' && t > s) { /* a label */
+			s = t + 1;
+			continue;
+		}
+		if (s < e && *s == '.') {
+			ok = e - s >= 5 && !strncmp(s, ".reg", 4) && strchr(" \t", s[4]);
+		} else {
+			for (t = s; t < e && isalnum((unsigned char)*t); t++)
+				;
+			k = (size_t)(t - s);
+			for (size_t i = 0; !ok && i < sizeof(lone_ops) / sizeof(lone_ops[0]); i++)
+				ok = strlen(lone_ops[i]) == k && !strncmp(s, lone_ops[i], k) &&
+				     (t == e || strchr(". \t;", *t));
+		}
+		if (!ok)
+			return 0;
+		for (t = s; s < e && *s != ';' && *s != '}'; s++)
+			/* a mov from a special register (%laneid, %clock): kept
+			 * (CUB's merge sort: 32 registers, 48 without the mark) */
+			if (*s == '%' && !strncmp(t, "mov", 3))
+				return 0;
+	}
+	return 1;
+}
+
+/* clang marks every asm statement of device code convergent, so no pass
+ * may add a condition around one: a loop converting bf16 through asm (as
+ * cuda_bf16.hpp does) or loading with __ldcs gets no remainder loop, and
+ * is not unswitched.  nvcc's front end marks none.  Drop the mark where
+ * the asm is lone (asm_is_lone); knob nv-link-asm-convergent=1 keeps it.
+ * (nv-unroll says such asm returns while it unrolls: asm_willreturn.) */
+static unsigned
+unmark_lone_asm(LLVMModuleRef m)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10), n = 0;
+
+	if (nv_knob_int(NV_KNOB_LINK_ASM_CONVERGENT))
+		return 0;
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+				LLVMValueRef callee;
+				const char *text;
+				size_t len;
+
+				if (!LLVMIsACallInst(i) || !(callee = LLVMGetCalledValue(i)) ||
+				    !LLVMIsAInlineAsm(callee) ||
+				    !LLVMGetCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, kind))
+					continue;
+				text = LLVMGetInlineAsmAsmString(callee, &len);
+				if (!asm_is_lone(text, len))
+					continue;
+				LLVMRemoveCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, kind);
+				if (nv_remark_enabled(NV_REMARK_PASSED, "nv-link")) {
+					char shown[48];
+					size_t k = 0;
+
+					for (size_t j = 0; j < len && k + 1 < sizeof(shown); j++)
+						if (!isspace((unsigned char)text[j]) ||
+						    (k && shown[k - 1] != ' '))
+							shown[k++] = isspace((unsigned char)text[j]) ? ' ' : text[j];
+					shown[k] = 0;
+					nv_remark(NV_REMARK_PASSED, "nv-link", "AsmNotConvergent", i,
+					          "asm \"%s%s\" is not convergent: no thread sees another through it",
+					          shown, k + 1 >= sizeof(shown) ? "..." : "");
+				}
+				n++;
+			}
+	return n;
+}
+
 unsigned
 nv_link_cudafe(LLVMModuleRef m, int clang_names)
 {
 	return lower_managed(m) + resolve_static_vars(m) + drop_used_external(m) +
 	       (clang_names ? 0 : rename_static_kernels(m)) + define_cxa_virtual(m) + trap_host_calls(m) +
-	       mark_extern_kernels(m);
+	       mark_extern_kernels(m) + unmark_lone_asm(m);
 }

@@ -49,7 +49,10 @@ unsigned nv_drop_unused_internals(LLVMModuleRef m);
  * calls (cudaMalloc<T>: no file can define them) defined as a trap, as
  * nvcc makes such a call unreachable, kernels of other files launched from device code
  * declared kernels, -rdc's static variables the host names (NAME__static__ID)
- * used by that name.  Returns how many changed. */
+ * used by that name, asm statements through which no thread sees another
+ * (ld, st, cvt, arithmetic) not convergent, as nvcc's front end marks none
+ * and clang marks all (knob nv-link-asm-convergent).  Returns how many
+ * changed. */
 unsigned nv_link_cudafe(LLVMModuleRef m, int clang_names);
 /* nvcc's name for the kernel clang names name, when clang marks its
  * internal linkage (a static kernel: _ZL6kernelPf -> _Z6kernelPf,

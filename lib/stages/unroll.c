@@ -138,7 +138,7 @@ struct facts {
 	int const_array;     /* some local array accessed only at constant indices */
 	int64_t pragma_count;
 	int pragma_full, pragma_enable, disabled, runtime_disabled;
-	int ordered;         /* atomics, fences or volatile accesses */
+	int ordered;         /* atomics, fences, volatile accesses or asm statements */
 	int replicated;      /* unrolled by a factor before, or vectorized */
 	const char *label;   /* the header's name, for messages */
 	LLVMValueRef at;     /* where remarks point, without a source location */
@@ -327,6 +327,8 @@ scan_body(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *
 				if (!(callee && LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
 					f->calls = 1;
 				else if (!strncmp(name, "llvm.nvvm.membar", 16) || !strncmp(name, "llvm.nvvm.fence", 15))
+					f->ordered = 1;
+				if (callee && LLVMIsAInlineAsm(callee))
 					f->ordered = 1;
 			} else if (op == LLVMFence || op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg) {
 				f->ordered = 1;
@@ -925,15 +927,40 @@ level_full(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params 
  * rolled where the count is needed: llm.c's for (t2 = threadIdx.x; t2 <= t;
  * t2 += 256).  A start of 0 or a unit step it counts; a step known only at
  * run time (i += stride) it counts under a strict test only, and only in a
- * loop without atomics, fences or volatile accesses (measured: a
- * grid-stride histogram's atomicAdd loop stays rolled, the same loop
- * storing plainly is unrolled x4).  Nor does it count an IV stepping by a
- * constant other than 1 whose add carries no no-wrap flag for the test
+ * loop without atomics, fences, volatile accesses or asm statements
+ * (measured: a grid-stride histogram's atomicAdd loop stays rolled, the
+ * same loop storing plainly is unrolled x4; one converting bf16 through
+ * cuda_bf16.hpp's asm, or loading with __ldcs, stays rolled, where a
+ * constant step is unrolled with the asm all the same).  Nor does it count
+ * an IV stepping by a constant other than 1 whose add carries no no-wrap
+ * flag for the test
  * (unsigned i += 32, size_t i += 32: SCEV, with no mustprogress loops,
  * cannot rule out the IV wrapping past the bound), where int i += 32 (nsw)
  * it unrolls x4; measured on each (t/5002), and on independent code, where
  * unrolling them cost up to 30% more PTX instructions for no register
  * gain (nv-unroll-runtime-may-wrap=1: unroll them all the same). */
+/* ...unless the start's range keeps the first step from overflowing and
+ * the start within one step behind zero: counting up by s, a start in
+ * [-s, max - s]; counting down, in [min + s, s] (signed tests).  Measured on
+ * nvcc (t/5002): from threadIdx.x % 32, n & 255, x % 64 - 32 it unrolls x4,
+ * from threadIdx.x (no range in cicc), x & 0x7fffffe0 stepping by 32, or
+ * x % 32 - 64 it does not: llm.c's softmax_forward_kernel5's write-back
+ * loop from the lane. */
+static int
+start_counted_by_cicc(const struct facts *f)
+{
+	LLVMIntPredicate p = f->trip.pred;
+	int64_t lo, hi, s = f->trip.step, smax;
+
+	if (f->trip.step_value || f->trip.width > 64 || f->trip.width < 2 ||
+	    !(p == LLVMIntSLE || p == LLVMIntSGE) || !nv_trip_start_range(&f->trip, &lo, &hi))
+		return 0;
+	smax = (int64_t)nv_int_mask(~UINT64_C(0), f->trip.width - 1);
+	if (s > 0)
+		return s <= smax && lo >= -s && hi <= smax - s;
+	return s >= -smax && hi <= -s && lo >= -smax - 1 - s;
+}
+
 static int
 uncounted_by_cicc(const struct nv_unroll_params *up, const struct facts *f)
 {
@@ -947,7 +974,7 @@ uncounted_by_cicc(const struct nv_unroll_params *up, const struct facts *f)
 	return !f->tc && f->trip.kind == NV_TRIP_SYMBOLIC &&
 	       (p == LLVMIntSLE || p == LLVMIntULE || p == LLVMIntSGE || p == LLVMIntUGE) &&
 	       (f->trip.step > 1 || f->trip.step < -1 || f->trip.step_value) && f->trip.start &&
-	       !LLVMIsAConstantInt(f->trip.start);
+	       !LLVMIsAConstantInt(f->trip.start) && !start_counted_by_cicc(f);
 }
 
 /* Level 4: peeling. */
@@ -1110,7 +1137,7 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 			     f->label, (long long)f->trip.step,
 			     f->trip.pred >= LLVMIntSGT ? "signed" : "unsigned");
 		else if (f->trip.step_value && f->ordered)
-			NOTE(f, "level 6: loop %s: a step known only at run time, and atomics, fences or volatile accesses in the loop",
+			NOTE(f, "level 6: loop %s: a step known only at run time, and atomics, fences, volatile accesses or asm in the loop",
 			     f->label);
 		else if (f->trip.step_value)
 			NOTE(f, "level 6: loop %s: an inclusive exit test stepping by a run-time value from a run-time start",
@@ -1271,6 +1298,8 @@ struct pending {
 	unsigned group;
 	unsigned insts;     /* instructions in the loop before */
 	unsigned depth;     /* loop depth of the header before */
+	unsigned exiting;   /* its exiting blocks before */
+	int kept_exits;     /* runtime: unrolled with no remainder, an exit test in each copy */
 	int remains;        /* a fully unrolled loop is still there */
 	int done;           /* the loop shows the transformation */
 	char *where;        /* function and loop, for the result remark */
@@ -1364,6 +1393,7 @@ decide_function(struct state *st, LLVMValueRef fn)
 		p->group = group_of(&p->d);
 		p->insts = loop_insts(&a.ls, l);
 		p->depth = a.ls.v[l].depth;
+		p->exiting = a.ls.v[l].nexiting;
 		p->fn = fn;
 		p->where = xasprintf("loop %s in %.*s", f.label, (int)len, fname);
 		p->loc = f.loc;
@@ -1515,6 +1545,12 @@ observe(struct state *st, LLVMValueRef t, const struct nv_loops *ls, unsigned l)
 		break;
 	default:
 		p->done |= depth >= p->depth && loop_insts(ls, l) > p->insts;
+		/* LLVM, forced by the count and finding no trip count for a
+		 * remainder (ScalarEvolution's, which may fail where ours
+		 * counts), unrolls keeping every exit of each copy (with a
+		 * remainder only the side exits are copied) */
+		p->kept_exits |= p->d.how == NV_UNROLL_RUNTIME && depth >= p->depth && p->d.count > 1 &&
+		                 ls->v[l].nexiting >= p->d.count * p->exiting;
 		break;
 	}
 	/* LLVM marks the loop it unrolled (and even one it left alone) as
@@ -1614,7 +1650,11 @@ report(const struct pending *p)
 	LLVMValueRef at = p->fn; /* the loop may be gone: its source position, else the function */
 	int ok = p->d.how == NV_UNROLL_FULL || p->d.how == NV_UNROLL_UPPER ? !p->remains : p->done;
 
-	if (ok)
+	if (ok && p->kept_exits)
+		nv_remark_loc(NV_REMARK_PASSED, PASS, "UnrolledKeepingExits", at, &p->loc,
+		              "%s unrolled by a factor of %u with an exit test in each copy, not with a remainder: LLVM's ScalarEvolution found no trip count (level %u: %s)",
+		              p->where, p->d.count, p->d.level, p->d.why);
+	else if (ok)
 		nv_remark_loc(NV_REMARK_PASSED, PASS, p->d.how == NV_UNROLL_PEEL ? "Peeled" : "Unrolled", at,
 		              &p->loc,
 		          "%s %s %s %u (level %u: %s)", p->where, how_name(&p->d),
@@ -1658,6 +1698,42 @@ one_round(struct state *st, int *more)
 	return rc;
 }
 
+/* An asm statement clang gives no willreturn: ScalarEvolution then cannot
+ * trust the no-wrap flags of an IV stepped after one, counts no such loop,
+ * and LLVM's loop-unroll, forced by our count, keeps an exit test in each
+ * copy instead of a remainder.  Lone asm (not convergent: nv-link -cudafe)
+ * returns; say so while LLVM unrolls (on), and take back after (off) what
+ * was said (metadata MD_ASM_WR marks it, and goes with the copies). */
+#define MD_ASM_WR "nv.asm.willreturn"
+static void
+asm_willreturn(LLVMModuleRef m, int on)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(m);
+	unsigned conv = LLVMGetEnumAttributeKindForName("convergent", 10),
+		 wr = LLVMGetEnumAttributeKindForName("willreturn", 10),
+		 md = LLVMGetMDKindIDInContext(ctx, MD_ASM_WR, sizeof(MD_ASM_WR) - 1);
+	LLVMAttributeRef a = LLVMCreateEnumAttribute(ctx, wr, 0);
+	LLVMValueRef mark = LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, NULL, 0));
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+				LLVMValueRef callee;
+
+				if (!LLVMIsACallInst(i) || !(callee = LLVMGetCalledValue(i)) ||
+				    !LLVMIsAInlineAsm(callee))
+					continue;
+				if (on && !LLVMGetCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, conv) &&
+				    !LLVMGetCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, wr)) {
+					LLVMAddCallSiteAttribute(i, LLVMAttributeFunctionIndex, a);
+					LLVMSetMetadata(i, md, mark);
+				} else if (!on && LLVMGetMetadata(i, md)) {
+					LLVMRemoveCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, wr);
+					LLVMSetMetadata(i, md, NULL);
+				}
+			}
+}
+
 int
 nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unroll_config *cfg,
                  int olevel)
@@ -1669,8 +1745,10 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 	if (!nv_knob_int(NV_KNOB_UNROLL_SOURCE_WRAP))
 		nv_trip_forget_source_wrap(m);
 	rc = nv_run_pipeline(m, tm, nv_stdpipe_find("loop-canon")->passes);
+	asm_willreturn(m, 1);
 	for (unsigned r = 0; !rc && more && r < MAX_ROUNDS; r++)
 		rc = one_round(&st, &more);
+	asm_willreturn(m, 0);
 	if (!rc)
 		each_loop_term(m, forget, &st);
 	if (!rc && cfg->name == 'D')
