@@ -1298,7 +1298,7 @@ struct pending {
 	unsigned group;
 	unsigned insts;     /* instructions in the loop before */
 	unsigned depth;     /* loop depth of the header before */
-	unsigned exiting;   /* its exiting blocks before */
+	int exiting;        /* it had one exit, the latch's count test */
 	int kept_exits;     /* runtime: unrolled with no remainder, an exit test in each copy */
 	int remains;        /* a fully unrolled loop is still there */
 	int done;           /* the loop shows the transformation */
@@ -1393,7 +1393,7 @@ decide_function(struct state *st, LLVMValueRef fn)
 		p->group = group_of(&p->d);
 		p->insts = loop_insts(&a.ls, l);
 		p->depth = a.ls.v[l].depth;
-		p->exiting = a.ls.v[l].nexiting;
+		p->exiting = a.ls.v[l].nexiting == 1 && !f.trip.merged && !f.trip.side_exits;
 		p->fn = fn;
 		p->where = xasprintf("loop %s in %.*s", f.label, (int)len, fname);
 		p->loc = f.loc;
@@ -1547,10 +1547,10 @@ observe(struct state *st, LLVMValueRef t, const struct nv_loops *ls, unsigned l)
 		p->done |= depth >= p->depth && loop_insts(ls, l) > p->insts;
 		/* LLVM, forced by the count and finding no trip count for a
 		 * remainder (ScalarEvolution's, which may fail where ours
-		 * counts), unrolls keeping every exit of each copy (with a
-		 * remainder only the side exits are copied) */
-		p->kept_exits |= p->d.how == NV_UNROLL_RUNTIME && depth >= p->depth && p->d.count > 1 &&
-		                 ls->v[l].nexiting >= p->d.count * p->exiting;
+		 * counts), unrolls a loop of one exit keeping each copy's exit
+		 * test (with a remainder, the latch's alone) */
+		p->kept_exits |= p->d.how == NV_UNROLL_RUNTIME && depth >= p->depth && p->exiting &&
+		                 p->d.count > 1 && ls->v[l].nexiting >= p->d.count;
 		break;
 	}
 	/* LLVM marks the loop it unrolled (and even one it left alone) as
