@@ -406,6 +406,36 @@ same_unrolled() {
 	fi
 }
 
+@test "a runtime unroll's budget is cicc's 202: x4 up to a body of 50 units, x2 up to the gate of 95; __expf counts one" {
+	# k float multiply-adds, or k __expf, stepping by 32 from threadIdx.x
+	{
+		for k in 16 22 28 40 46; do
+			printf '__global__ void k%d(float *o, const float *a, int n) { float s = 0;\n' "$k"
+			printf '  for (int i = threadIdx.x; i < n; i += 32) { float v = a[i];'
+			for j in $(seq "$k"); do printf ' s = s * v + %d.5f;' "$j"; done
+			printf ' }\n  o[threadIdx.x] = s; }\n'
+		done
+		for k in 5 11 12; do
+			printf '__global__ void e%d(float *o, const float *a, int n) { float s = 1;\n' "$k"
+			printf '  for (int i = threadIdx.x; i < n; i += 32) { float v = a[i];'
+			for j in $(seq "$k"); do printf ' s = s * __expf(v + %d.5f);' "$j"; done
+			printf ' }\n  o[threadIdx.x] = s; }\n'
+		done
+	} >"$BATS_TEST_TMPDIR/budget.cu"
+	ptx budget
+	l="$BATS_TEST_TMPDIR/budget.lite.ptx"
+	# x4 and a prolog: 5 loads; x2: 3; rolled: 1
+	assert_equal "$(for k in k16 k22 k28 k40 k46 e5 e11 e12; do entry_loads "$l" "_Z${#k}${k}P"; done | tr '\n' ' ')" "5 5 3 3 1 5 5 3 "
+	# the seed's 150 gives k22 and e11 x2 only
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-partial-threshold=150 "$BATS_TEST_TMPDIR/budget.cu" -o "$BATS_TEST_TMPDIR/b150.ptx"
+	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/b150.ptx" _Z3k22P) $(entry_loads "$BATS_TEST_TMPDIR/b150.ptx" _Z3e11P)" "3 3"
+	if have_nvcc; then
+		for k in k16 k22 k28 k40 k46 e5 e11 e12; do
+			assert_equal "$k $(entry_loads "$l" "_Z${#k}${k}P")" "$k $(entry_loads "$BATS_TEST_TMPDIR/budget.nvcc.ptx" "_Z${#k}${k}P")"
+		done
+	fi
+}
+
 @test "a block-stride loop (i += block_size) is unrolled x4 at run time, as cicc; i += blockDim.x, which may wrap, stays rolled" {
 	# llm.c's softmax kernels: int block_size = blockDim.x; for (i = tid; i < C;
 	# i += block_size).  cicc counts the loop with a division and unrolls it

@@ -4,7 +4,9 @@
 
 #include <llvm-c/Core.h>
 
-/* Intrinsics, by name prefix: what they cost. */
+/* Intrinsics, by name prefix: what they cost.  ex2.approx (__expf,
+ * -use_fast_math's expf) costs what cicc's unroller counts, one: loops of
+ * k __expf stepping by 32 are unrolled by 4 up to k = 11, by 2 up to 14. */
 static const struct {
 	const char *prefix;
 	unsigned cost;
@@ -14,7 +16,7 @@ static const struct {
 	{ "llvm.sqrt.", 10 },     { "llvm.nvvm.sqrt.", 10 },  { "llvm.nvvm.div.", 10 },
 	{ "llvm.nvvm.rcp.", 4 },  { "llvm.nvvm.rsqrt.", 4 },  { "llvm.sin.", 4 },
 	{ "llvm.cos.", 4 },       { "llvm.exp2.", 4 },        { "llvm.log2.", 4 },
-	{ "llvm.nvvm.ex2.", 4 },  { "llvm.nvvm.lg2.", 4 },    { "llvm.nvvm.barrier", 1 },
+	{ "llvm.nvvm.ex2.", 1 },  { "llvm.nvvm.lg2.", 4 },    { "llvm.nvvm.barrier", 1 },
 	{ "llvm.nvvm.shfl.", 2 }, { "llvm.memcpy.", 8 },      { "llvm.memset.", 8 },
 };
 
