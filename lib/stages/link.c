@@ -715,7 +715,9 @@ static const char *const lone_ops[] = {
 /* Whether every statement of asm text s (length n) is a directive .reg or
  * an instruction of lone_ops, after labels, predicates and braces: an
  * asm whose threads do not communicate, which convergence does not
- * concern.  Empty text ("" ::: "memory") is one too. */
+ * concern.  Empty text ("" ::: "memory") is one too.  What is not read
+ * keeps the mark: a block comment, a vector operand before the last one
+ * (mov.b32 {lo, hi}, x: the statement is taken to end at its brace). */
 static int
 asm_is_lone(const char *s, size_t n)
 {
