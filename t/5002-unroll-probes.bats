@@ -290,10 +290,14 @@ same_unrolled() {
 	  out[y * w + x] = sum / wsum;
 	}
 	CU
-	CUDA_PATH=/nonexistent nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -pass-remarks-missed=nv-unroll \
+	# cicc leaves all three loops rolled; with the partial budget of 202 the
+	# 7-trip n loop (85 units to us, more than 102 to cicc) would be unrolled
+	# by 2, so the seed's 150 keeps this probe about sealing
+	CUDA_PATH=/nonexistent nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-partial-threshold=150 \
+		-Xcicc -pass-remarks-missed=nv-unroll \
 		"$BATS_TEST_TMPDIR/nlm.cu" -o "$BATS_TEST_TMPDIR/sealed.ptx" 2>"$BATS_TEST_TMPDIR/remarks"
-	CUDA_PATH=/nonexistent nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-seal-rolled=0 \
-		"$BATS_TEST_TMPDIR/nlm.cu" -o "$BATS_TEST_TMPDIR/open.ptx"
+	CUDA_PATH=/nonexistent nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-partial-threshold=150 \
+		-Xcicc -unroll-seal-rolled=0 "$BATS_TEST_TMPDIR/nlm.cu" -o "$BATS_TEST_TMPDIR/open.ptx"
 	# the three loops left: n (its m loop unrolled), j and i
 	assert_equal "$(count '.pragma "nounroll"' "$BATS_TEST_TMPDIR/sealed.ptx")" 3
 	assert_equal "$(count '.pragma "nounroll"' "$BATS_TEST_TMPDIR/open.ptx")" 0
@@ -433,6 +437,31 @@ same_unrolled() {
 		for k in k16 k22 k28 k40 k46 e5 e11 e12; do
 			assert_equal "$k $(entry_loads "$l" "_Z${#k}${k}P")" "$k $(entry_loads "$BATS_TEST_TMPDIR/budget.nvcc.ptx" "_Z${#k}${k}P")"
 		done
+	fi
+}
+
+@test "a known trip count's partial budget is cicc's 202 too: x16 up to a body of 12 units, x2 up to 98" {
+	# k float multiply-adds a trip, 64 trips (t64) or an odd count (t11, t63)
+	{
+		for p in 64:2 64:3 64:9 64:10 64:22 64:24 64:46 64:50 11:22 11:40 63:22; do
+			t=${p%:*} k=${p#*:}
+			printf '__global__ void t%dk%d(float *o, const float *a) { float s = 0;\n' "$t" "$k"
+			printf '  for (int i = 0; i < %d; i++) { float v = a[i * 32 + threadIdx.x];' "$t"
+			for j in $(seq "$k"); do printf ' s = s * v + %d.5f;' "$j"; done
+			printf ' }\n  o[threadIdx.x] = s; }\n'
+		done
+	} >"$BATS_TEST_TMPDIR/known.cu"
+	ptx known
+	names="t64k2 t64k3 t64k9 t64k10 t64k22 t64k24 t64k46 t64k50 t11k22 t11k40 t63k22"
+	loads() { for n in $names; do entry_loads "$1" "_Z${#n}${n}P"; done | tr '\n' ' '; }
+	# the loads of a trip are the factor (with an odd count, the remainder's too)
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/known.lite.ptx")" "16 16 8 4 4 2 2 1 4 2 4 "
+	# the seed's 150 unrolls eight of them otherwise (t64k2 by 8, then fully)
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-partial-threshold=150 "$BATS_TEST_TMPDIR/known.cu" \
+		-o "$BATS_TEST_TMPDIR/k150.ptx"
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/k150.ptx")" "64 8 4 4 2 2 1 1 2 1 2 "
+	if have_nvcc; then
+		assert_equal "$(loads "$BATS_TEST_TMPDIR/known.lite.ptx")" "$(loads "$BATS_TEST_TMPDIR/known.nvcc.ptx")"
 	fi
 }
 

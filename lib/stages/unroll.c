@@ -91,15 +91,16 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	memset(up, 0, sizeof(*up));
 	/* cicc: 405 from O2 up, 150 at O1 and for minsize/optsize functions */
 	up->threshold = (unsigned)knob_or(NV_KNOB_UNROLL_THRESHOLD, olevel >= 2 && !size ? 405 : 150);
-	up->partial_threshold = (unsigned)knob_or(NV_KNOB_UNROLL_PARTIAL_THRESHOLD, 150);
-	/* the runtime unroll's budget: 202 (405 / 2) from O2 up, measured on
-	 * cicc 13 with loops of k float ops or k __expf stepping by 32 from
-	 * threadIdx.x: x4 up to a body of 50 units, x2 up to the 95 gate, put
-	 * it in [194, 209] (150 matched 23 of 28 such probes, 202 all).  A
-	 * known trip count, odd or not, keeps the seed's 150: cicc leaves an
-	 * 8-trip loop of 90 units rolled (t/5001) */
-	up->runtime_budget = nv_knob_int(NV_KNOB_UNROLL_PARTIAL_THRESHOLD) >= 0 || olevel < 2 || size
-	                     ? up->partial_threshold : 202;
+	/* cicc's partial budget, a known trip count's and a runtime unroll's
+	 * alike: 202 (405 / 2) from O2 up, 150 (the seed's) at O1 and for
+	 * minsize/optsize functions.  Measured on cicc 13 with loops of k float
+	 * multiply-adds: 64 trips unrolled x16 up to a body of 12 units, x8 up
+	 * to 24, x4 up to 50, x2 up to 98, rolled from 106 (150 matched 18 of
+	 * 29 such probes, 202 all); odd trip counts 7..99 with a remainder, 48
+	 * of 52 (150: 24); stepping by 32 from threadIdx.x at run time, x4 up
+	 * to 50 and x2 up to the 95 gate (150: 23 of 28, 202 all).  t/5002 */
+	up->partial_threshold =
+	        (unsigned)knob_or(NV_KNOB_UNROLL_PARTIAL_THRESHOLD, olevel >= 2 && !size ? 202 : 150);
 	up->boost = (unsigned)nv_knob_int(NV_KNOB_UNROLL_MAX_PERCENT_THRESHOLD_BOOST);
 	up->max_analyze = (unsigned)nv_knob_int(NV_KNOB_UNROLL_MAX_ITERATION_COUNT_TO_ANALYZE);
 	up->pragma_threshold = (unsigned)nv_knob_int(NV_KNOB_PRAGMA_UNROLL_THRESHOLD);
@@ -1177,14 +1178,13 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		return 0;
 	}
 	c = up->count ? up->count : up->default_count;
-	budget = f->tc ? up->partial_threshold : up->runtime_budget;
+	budget = up->partial_threshold;
 	while (c > 1 && (unrolled_size(f->body, c) > budget || (f->tc && c >= f->tc)))
 		c >>= 1;
 	if (c > up->max_count)
 		c = up->max_count;
 	if (c <= 1) {
-		NOTE(f, "level 6: loop %s: even x2 is over the %s %u", f->label,
-		     f->tc ? "partial threshold" : "runtime budget", budget);
+		NOTE(f, "level 6: loop %s: even x2 is over the partial threshold %u", f->label, budget);
 		return 0;
 	}
 	if (flat_at_most(up, f, c)) {

@@ -42,8 +42,7 @@ struct nv_unroll_params {
 	unsigned threshold;         /* full unroll budget */
 	unsigned boost;             /* MaxPercentThresholdBoost, percent */
 	unsigned max_analyze;       /* largest trip count simulated */
-	unsigned partial_threshold; /* partial budget (a known trip count) */
-	unsigned runtime_budget;    /* runtime unrolling's: the partial one where set or below O2 */
+	unsigned partial_threshold; /* partial and runtime unrolls' budget */
 	unsigned pragma_threshold;
 	unsigned count;             /* forced factor (unroll-count), 0 if none */
 	unsigned default_count;     /* runtime factor before halving */
