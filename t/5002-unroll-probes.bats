@@ -465,6 +465,31 @@ same_unrolled() {
 	fi
 }
 
+@test "a rotate costs the unroller three, its expansion, as cicc counts it: a ChaCha-like round loop stays rolled" {
+	# k add-xor-rotates a trip: 10 trips (r: x2 or rolled) or 8 with a load (f: full or x4)
+	{
+		for p in r:10:16 r:10:20 r:10:32 f:8:9 f:8:10; do
+			n=${p%%:*} t=${p#*:} k=${t#*:} t=${t%:*}
+			printf '__global__ void %s%d(unsigned *o, const unsigned *a) {\n' "$n" "$k"
+			printf '  unsigned x = a[threadIdx.x], y = a[threadIdx.x + 32];\n'
+			printf '  for (int i = 0; i < %d; i++) { y += a[i * 64 + threadIdx.x];' "$t"
+			for j in $(seq "$k"); do
+				printf ' x += y; y ^= x; y = (y << %d) | (y >> %d);' $((j % 31 + 1)) $((31 - j % 31))
+			done
+			printf ' }\n  o[threadIdx.x] = x + y; }\n'
+		done
+	} >"$BATS_TEST_TMPDIR/rot.cu"
+	ptx rot
+	names="r16 r20 r32 f9 f10"
+	loads() { for n in $names; do entry_loads "$1" "_Z${#n}${n}P"; done | tr '\n' ' '; }
+	# r: x2 4 loads, rolled 3; f: fully unrolled 9, x2 4 (a rotate costing
+	# one, as the PTX instruction: r20 and r32 x2, f10 fully unrolled)
+	assert_equal "$(loads "$BATS_TEST_TMPDIR/rot.lite.ptx")" "4 3 3 9 4 "
+	if have_nvcc; then
+		assert_equal "$(loads "$BATS_TEST_TMPDIR/rot.lite.ptx")" "$(loads "$BATS_TEST_TMPDIR/rot.nvcc.ptx")"
+	fi
+}
+
 @test "a block-stride loop (i += block_size) is unrolled x4 at run time, as cicc; i += blockDim.x, which may wrap, stays rolled" {
 	# llm.c's softmax kernels: int block_size = blockDim.x; for (i = tid; i < C;
 	# i += block_size).  cicc counts the loop with a division and unrolls it
