@@ -317,6 +317,8 @@ function cell_of(t, r, g) {
 	if (t == "")
 		return r == 1 ? files[g] + 0 : r == 2 ? files[g] - nok[g] : r == 3 ? nok[g] + 0 : \
 		       r == 4 ? pct(lok[g] + 0, nok[g] + 0) : r == 5 ? rej[g] + 0 : r == 6 ? mis[g] + 0 : pct(good[g] + 0, nok[g] + 0)
+	if (t ~ /^kernels where/)
+		return r == 1 ? over[g] + 0 : r == 2 ? under[g] + 0 : r == 3 ? frame[g] + 0 : spill[g] + 0
 	if (t ~ /nvcc-lite \/ nvcc/)
 		return r == 1 ? kn[g] + 0 : r == 2 ? gm(rs[g], kn[g]) : r == 3 ? gm(ss[g], kn[g]) : r == 4 ? gm(ks[g], kn[g]) : \
 		       r == 5 ? gm(is[g], kn[g]) : r == 6 ? gm(ts[g], tn[g]) : r == 7 ? tn[g] + 0 : \
@@ -371,6 +373,10 @@ part == 1 {
 		ss[g] += log(($8 + 1) / ($4 + 1))
 		ks[g] += log(($9 + 1) / ($5 + 1))
 		is[g] += log(mx1($10) / mx1($6))
+		if ($7 > 1.1 * $3) over[g]++
+		if (1.1 * $7 < $3) under[g]++
+		if ($9 > 0 && $5 == 0) frame[g]++
+		if ($8 > 0 && $4 == 0) spill[g]++
 		if ($11 == "-" || $14 == "-") continue
 		cn[g]++
 		cr[g] += log(mx1($11) / mx1($3)); clr[g] += log(mx1($7) / mx1($3)); lc[g] += log(mx1($7) / mx1($11))
@@ -389,6 +395,8 @@ END {
 	print "" >md
 	table("geomean nvcc-lite / nvcc", "kernels compared|registers|spill bytes (x+1)|stack bytes (x+1)|PTX instructions|compile time per file|files timed|compile s, nvcc / nvcc-lite")
 	print "\nRegisters and instructions as max(x,1); a kernel counts when both PTX files pass ptxas." >md
+	print "" >md
+	table("kernels where nvcc-lite has", "registers over 1.10x nvcc'\''s|registers under nvcc'\''s / 1.10|a stack frame, nvcc none|spills, nvcc none")
 	if (plain) {
 		print "" >md
 		table("geomean against plain clang -O3", "kernels all three compile|registers, clang / nvcc|registers, nvcc-lite / nvcc|registers, nvcc-lite / clang|spill bytes (x+1), nvcc-lite / clang|stack bytes (x+1), nvcc-lite / clang|PTX instructions, nvcc-lite / clang|kernels, fewer / more registers than clang|files clang fails on or ptxas rejects")

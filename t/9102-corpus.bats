@@ -33,17 +33,29 @@ setup_file() {
 		#ifndef SCALE
 		#error SCALE is not defined
 		#endif
-		__global__ void flagged(float *x) { x[threadIdx.x] *= SCALE; }
+		__global__ void flagged(float *x)
+		{
+			float v[24], s = 0;
+		#pragma unroll
+			for (int i = 0; i < 24; i++) v[i] = x[threadIdx.x + 64 * i];
+		#pragma unroll
+			for (int i = 0; i < 24; i++)
+		#pragma unroll
+				for (int j = i + 1; j < 24; j++) s += v[i] * v[j];
+			x[threadIdx.x] = s * SCALE;
+		}
 	EOF
 	printf '# a define for sub/\n\nsub/*.cu\t-DSCALE=2.0f  -I$ROOT/sub\n' >"$TINY/.corpus-flags"
-	# the nvcc-lite measured: the real one, made to fail on breaks.cu and
-	# to see a second kernel in mismatch.cu
+	# the nvcc-lite measured: the real one, made to fail on breaks.cu, to
+	# see a second kernel in mismatch.cu and to spill flagged.cu's 32
+	# registers (nvcc's) into 24
 	cat >"$BATS_FILE_TMPDIR/lite" <<-EOF
 		#!/bin/sh
 		for a; do
 			case \$a in
 			*breaks.cu) echo "\$a:1:7: error: this nvcc-lite is made to fail" >&2; echo "second line" >&2; exit 1 ;;
 			*mismatch.cu) set -- -DEXTRA "\$@"; break ;;
+			*flagged.cu) set -- -maxrregcount=16 "\$@"; break ;;
 			esac
 		done
 		exec "$TOP/bin/nvcc-lite" "\$@"
@@ -101,6 +113,15 @@ need_nvcc() {
 	assert_line "| tiny/breaks.cu | tiny/breaks.cu:1:7: error: this nvcc-lite is made to fail |"
 	assert_line "| tiny/mismatch.cu |  | _Z5extraPi |"
 	assert_line --regexp '^\| tiny/syntax\.cu \| tiny/syntax\.cu.*error'
+	# the kernels against nvcc's: flagged, capped, has fewer registers, a
+	# frame and spills; the counts are corpus.csv's
+	assert_line "| a stack frame, nvcc none | 1 | 1 |"
+	assert_line "| spills, nvcc none | 1 | 1 |"
+	over=$(awk -F, 'NR > 1 && $3 != "-" && $7 != "-" && $7 > 1.1 * $3' "$OUT/corpus.csv" | grep -c . || true)
+	under=$(awk -F, 'NR > 1 && $3 != "-" && $7 != "-" && 1.1 * $7 < $3' "$OUT/corpus.csv" | grep -c . || true)
+	[ "$under" -ge 1 ] || fail "flagged.cu is not under nvcc's registers"
+	assert_line "| registers over 1.10x nvcc's | $over | $over |"
+	assert_line "| registers under nvcc's / 1.10 | $under | $under |"
 	run cat "$BATS_FILE_TMPDIR/stdout"
 	assert_line "| nvcc-lite compiles | 3 (75.0%) | 3 (75.0%) |"
 	refute_output --partial "## "
