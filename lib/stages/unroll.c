@@ -230,22 +230,12 @@ array_elements(LLVMValueRef alloca, unsigned assumed)
 	return array ? size : 0;
 }
 
-/* Elements of a struct alloca that wraps an array and nothing else
- * (llm.c's Packed128, a std::array): the array's, as array_elements
- * counts them.  A struct with other fields (curand's state: a counter, an
- * array of 5 and the Box-Muller fields) is 0: cicc unrolls loops over
- * Packed128 and keeps the loops over curand's state. */
+/* Elements of an array type (dimensions multiplied), 0 if t is no array. */
 static uint64_t
-wrapped_elements(LLVMValueRef alloca)
+type_elements(LLVMTypeRef t)
 {
-	LLVMTypeRef t = LLVMGetAllocatedType(alloca);
 	uint64_t size = 1;
 
-	if (!LLVMIsAConstantInt(LLVMGetOperand(alloca, 0)) ||
-	    LLVMConstIntGetZExtValue(LLVMGetOperand(alloca, 0)) != 1)
-		return 0;
-	while (LLVMGetTypeKind(t) == LLVMStructTypeKind && LLVMCountStructElementTypes(t) == 1)
-		t = LLVMStructGetTypeAtIndex(t, 0);
 	if (LLVMGetTypeKind(t) != LLVMArrayTypeKind)
 		return 0;
 	for (; LLVMGetTypeKind(t) == LLVMArrayTypeKind; t = LLVMGetElementType(t)) {
@@ -254,6 +244,33 @@ wrapped_elements(LLVMValueRef alloca)
 			size = UINT32_MAX;
 	}
 	return size > 1 ? size : 0;
+}
+
+/* Elements of the largest array in a struct alloca (llm.c's Packed128, a
+ * std::array, a struct with a counter beside its array): cicc counts them
+ * as an array's.  A struct { int n; float v[8]; } loop over v of 8 trips
+ * and 88 units, a struct { unsigned d, v[5]; int f; } one of 5 trips and
+ * 101 units: cicc unrolls both fully (x6 and x5 budgets), t/5001. */
+static uint64_t
+wrapped_elements(LLVMValueRef alloca)
+{
+	LLVMTypeRef t = LLVMGetAllocatedType(alloca);
+	uint64_t most = 0;
+
+	if (!LLVMIsAConstantInt(LLVMGetOperand(alloca, 0)) ||
+	    LLVMConstIntGetZExtValue(LLVMGetOperand(alloca, 0)) != 1)
+		return 0;
+	while (LLVMGetTypeKind(t) == LLVMStructTypeKind && LLVMCountStructElementTypes(t) == 1)
+		t = LLVMStructGetTypeAtIndex(t, 0);
+	if (LLVMGetTypeKind(t) != LLVMStructTypeKind)
+		return type_elements(t);
+	for (unsigned i = 0; i < LLVMCountStructElementTypes(t); i++) {
+		uint64_t n = type_elements(LLVMStructGetTypeAtIndex(t, i));
+
+		if (n > most)
+			most = n;
+	}
+	return most;
 }
 
 /* Whether some address into p (through GEPs and casts) has an index that
