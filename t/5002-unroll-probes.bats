@@ -30,6 +30,23 @@ entry_loads() {
 	awk -v k="$2" '/^\.visible \.entry/ { p = index($3, k) == 1 } p' "$1" | grep -c 'ld\.global' || true
 }
 
+# fma_loop NAME HEAD INDEX K: a kernel NAME whose loop, for (HEAD), reads
+# a[INDEX] and does K float multiply-adds with it (2K + 6 units a trip)
+fma_loop() {
+	printf '__global__ void %s(float *o, const float *a, int n) { float s = 0;\n' "$1"
+	printf '  for (%s) { float v = a[%s];' "$2" "$3"
+	for j in $(seq "$4"); do printf ' s = s * v + %d.5f;' "$j"; done
+	printf ' }\n  o[threadIdx.x] = s; }\n'
+}
+
+# loads_of PTX NAME...: each named kernel's global loads (NAME its mangled
+# name's first part, _Z<length>NAME), on one line
+loads_of() {
+	local f=$1 n
+	shift
+	for n; do entry_loads "$f" "_Z${#n}${n}P"; done | tr '\n' ' '
+}
+
 # same_unrolled NAME PATTERN N: $BATS_TEST_TMPDIR/NAME.c through nv-opt's Phase I,
 # then both nv-unroll runs; N remarks match PATTERN, and lli prints the same
 # before and after
@@ -413,12 +430,7 @@ same_unrolled() {
 @test "a runtime unroll's budget is cicc's 202: x4 up to a body of 50 units, x2 up to the gate of 95; __expf counts one" {
 	# k float multiply-adds, or k __expf, stepping by 32 from threadIdx.x
 	{
-		for k in 16 22 28 40 46; do
-			printf '__global__ void k%d(float *o, const float *a, int n) { float s = 0;\n' "$k"
-			printf '  for (int i = threadIdx.x; i < n; i += 32) { float v = a[i];'
-			for j in $(seq "$k"); do printf ' s = s * v + %d.5f;' "$j"; done
-			printf ' }\n  o[threadIdx.x] = s; }\n'
-		done
+		for k in 16 22 28 40 46; do fma_loop "k$k" "int i = threadIdx.x; i < n; i += 32" i "$k"; done
 		for k in 5 11 12; do
 			printf '__global__ void e%d(float *o, const float *a, int n) { float s = 1;\n' "$k"
 			printf '  for (int i = threadIdx.x; i < n; i += 32) { float v = a[i];'
@@ -445,23 +457,19 @@ same_unrolled() {
 	{
 		for p in 64:2 64:3 64:9 64:10 64:22 64:24 64:46 64:50 11:22 11:40 63:22; do
 			t=${p%:*} k=${p#*:}
-			printf '__global__ void t%dk%d(float *o, const float *a) { float s = 0;\n' "$t" "$k"
-			printf '  for (int i = 0; i < %d; i++) { float v = a[i * 32 + threadIdx.x];' "$t"
-			for j in $(seq "$k"); do printf ' s = s * v + %d.5f;' "$j"; done
-			printf ' }\n  o[threadIdx.x] = s; }\n'
+			fma_loop "t${t}k$k" "int i = 0; i < $t; i++" "i * 32 + threadIdx.x" "$k"
 		done
 	} >"$BATS_TEST_TMPDIR/known.cu"
 	ptx known
 	names="t64k2 t64k3 t64k9 t64k10 t64k22 t64k24 t64k46 t64k50 t11k22 t11k40 t63k22"
-	loads() { for n in $names; do entry_loads "$1" "_Z${#n}${n}P"; done | tr '\n' ' '; }
 	# the loads of a trip are the factor (with an odd count, the remainder's too)
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/known.lite.ptx")" "16 16 8 4 4 2 2 1 4 2 4 "
+	assert_equal "$(loads_of "$BATS_TEST_TMPDIR/known.lite.ptx" $names)" "16 16 8 4 4 2 2 1 4 2 4 "
 	# the seed's 150 unrolls eight of them otherwise (t64k2 by 8, then fully)
 	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-partial-threshold=150 "$BATS_TEST_TMPDIR/known.cu" \
 		-o "$BATS_TEST_TMPDIR/k150.ptx"
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/k150.ptx")" "64 8 4 4 2 2 1 1 2 1 2 "
+	assert_equal "$(loads_of "$BATS_TEST_TMPDIR/k150.ptx" $names)" "64 8 4 4 2 2 1 1 2 1 2 "
 	if have_nvcc; then
-		assert_equal "$(loads "$BATS_TEST_TMPDIR/known.lite.ptx")" "$(loads "$BATS_TEST_TMPDIR/known.nvcc.ptx")"
+		assert_equal "$(loads_of "$BATS_TEST_TMPDIR/known.lite.ptx" $names)" "$(loads_of "$BATS_TEST_TMPDIR/known.nvcc.ptx" $names)"
 	fi
 }
 
@@ -481,12 +489,11 @@ same_unrolled() {
 	} >"$BATS_TEST_TMPDIR/rot.cu"
 	ptx rot
 	names="r16 r20 r32 f9 f10"
-	loads() { for n in $names; do entry_loads "$1" "_Z${#n}${n}P"; done | tr '\n' ' '; }
 	# r: x2 4 loads, rolled 3; f: fully unrolled 9, x2 4 (a rotate costing
 	# one, as the PTX instruction: r20 and r32 x2, f10 fully unrolled)
-	assert_equal "$(loads "$BATS_TEST_TMPDIR/rot.lite.ptx")" "4 3 3 9 4 "
+	assert_equal "$(loads_of "$BATS_TEST_TMPDIR/rot.lite.ptx" $names)" "4 3 3 9 4 "
 	if have_nvcc; then
-		assert_equal "$(loads "$BATS_TEST_TMPDIR/rot.lite.ptx")" "$(loads "$BATS_TEST_TMPDIR/rot.nvcc.ptx")"
+		assert_equal "$(loads_of "$BATS_TEST_TMPDIR/rot.lite.ptx" $names)" "$(loads_of "$BATS_TEST_TMPDIR/rot.nvcc.ptx" $names)"
 	fi
 }
 
