@@ -439,16 +439,14 @@ same_unrolled() {
 		done
 	} >"$BATS_TEST_TMPDIR/budget.cu"
 	ptx budget
-	l="$BATS_TEST_TMPDIR/budget.lite.ptx"
+	names="k16 k22 k28 k40 k46 e5 e11 e12"
 	# x4 and a prolog: 5 loads; x2: 3; rolled: 1
-	assert_equal "$(for k in k16 k22 k28 k40 k46 e5 e11 e12; do entry_loads "$l" "_Z${#k}${k}P"; done | tr '\n' ' ')" "5 5 3 3 1 5 5 3 "
+	assert_equal "$(loads_of "$BATS_TEST_TMPDIR/budget.lite.ptx" $names)" "5 5 3 3 1 5 5 3 "
 	# the seed's 150 gives k22 and e11 x2 only
 	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-partial-threshold=150 "$BATS_TEST_TMPDIR/budget.cu" -o "$BATS_TEST_TMPDIR/b150.ptx"
-	assert_equal "$(entry_loads "$BATS_TEST_TMPDIR/b150.ptx" _Z3k22P) $(entry_loads "$BATS_TEST_TMPDIR/b150.ptx" _Z3e11P)" "3 3"
+	assert_equal "$(loads_of "$BATS_TEST_TMPDIR/b150.ptx" k22 e11)" "3 3 "
 	if have_nvcc; then
-		for k in k16 k22 k28 k40 k46 e5 e11 e12; do
-			assert_equal "$k $(entry_loads "$l" "_Z${#k}${k}P")" "$k $(entry_loads "$BATS_TEST_TMPDIR/budget.nvcc.ptx" "_Z${#k}${k}P")"
-		done
+		assert_equal "$(loads_of "$BATS_TEST_TMPDIR/budget.lite.ptx" $names)" "$(loads_of "$BATS_TEST_TMPDIR/budget.nvcc.ptx" $names)"
 	fi
 }
 
@@ -474,7 +472,7 @@ same_unrolled() {
 }
 
 @test "a rotate costs the unroller three, its expansion, as cicc counts it: a ChaCha-like round loop stays rolled" {
-	# k add-xor-rotates a trip: 10 trips (r: x2 or rolled) or 8 with a load (f: full or x4)
+	# k add-xor-rotates a trip: 10 trips (r: x2 or rolled) or 8 (f: full or x2)
 	{
 		for p in r:10:16 r:10:20 r:10:32 f:8:9 f:8:10; do
 			n=${p%%:*} t=${p#*:} k=${t#*:} t=${t%:*}

@@ -1139,7 +1139,6 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
               struct nv_unroll_decision *d)
 {
 	uint64_t est = f->tc ? f->tc : f->est_tc ? f->est_tc : f->max_tc, c;
-	unsigned budget;
 
 	if (!f->innermost || f->runtime_disabled || !up->runtime) {
 		NOTE(f, "level 6: loop %s: %s", f->label,
@@ -1195,13 +1194,13 @@ level_runtime(const struct nv_unroll_params *up, const struct facts *f,
 		return 0;
 	}
 	c = up->count ? up->count : up->default_count;
-	budget = up->partial_threshold;
-	while (c > 1 && (unrolled_size(f->body, c) > budget || (f->tc && c >= f->tc)))
+	while (c > 1 && (unrolled_size(f->body, c) > up->partial_threshold || (f->tc && c >= f->tc)))
 		c >>= 1;
 	if (c > up->max_count)
 		c = up->max_count;
 	if (c <= 1) {
-		NOTE(f, "level 6: loop %s: even x2 is over the partial threshold %u", f->label, budget);
+		NOTE(f, "level 6: loop %s: even x2 is over the partial threshold %u", f->label,
+		     up->partial_threshold);
 		return 0;
 	}
 	if (flat_at_most(up, f, c)) {
