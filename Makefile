@@ -123,9 +123,22 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh share/examples/demo.sh
 
+# The suite in two tiers (t/run.sh): `make check` the fast one, `make
+# check-slow` the sweeps and probe batteries, `make check-all` both; as
+# many tests at once as make's -j says (-j1: one at a time), else the CPUs.
+TEST_JOBS = $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),$(shell nproc 2>/dev/null || echo 1))
+
 check: deps
 	@$(MAKE) --no-print-directory all
-	sh t/run.sh
+	sh t/run.sh -t fast -j $(TEST_JOBS)
+
+check-slow: deps
+	@$(MAKE) --no-print-directory all
+	sh t/run.sh -t slow -j $(TEST_JOBS)
+
+check-all: deps
+	@$(MAKE) --no-print-directory all
+	sh t/run.sh -t all -j $(TEST_JOBS)
 
 # libFuzzer over textual IR (t/fuzz/): FUZZ_STAGE's library entry (reflect
 # with every analysis, inline, unroll, vectorize, remat, split) on mutated
@@ -201,7 +214,7 @@ install: all lib/libnv.pc
 	cp lib/libnv.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	$(foreach l,$(LAYERS),cp $(filter lib/$(l)/%,$(HEADERS)) $(DESTDIR)$(PREFIX)/include/nv/$(l)/ &&) true
 	cp $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/
-	cp share/nvcc-lite/cuda_shim.h share/nvcc-lite/nvcc_compat.h share/nvcc-lite/nvcc-lite.cmake share/nvcc-lite.mk \
+	cp share/nvcc-lite/cuda_shim.h share/nvcc-lite/nvcc_compat.h share/nvcc-lite/pch-probe.h share/nvcc-lite/nvcc-lite.cmake share/nvcc-lite.mk \
 	    $(DESTDIR)$(PREFIX)/share/nvcc-lite/
 	cp completions/nvcc-lite.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nvcc-lite
 	cp completions/_nvcc-lite $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
@@ -210,6 +223,6 @@ clean:
 	rm -rf bin/nv-* bin/nvcc-lite bin/fuzz-ir lib/*/*.o lib/*/*.d cmd/*.o cmd/*.d cmd/multicall/*.o \
 	    cmd/multicall/*.d cmd/multicall/programs.def lib/libnv.a lib/libnv.pc lib/.build-flags lib/.pc-flags bench/out
 
-.PHONY: all toolcheck deps demo check bench bench-split split-sweep bench-gpu corpus csmith fuzz install clean print-ldflags FORCE
+.PHONY: all toolcheck deps demo check check-slow check-all bench bench-split split-sweep bench-gpu corpus csmith fuzz install clean print-ldflags FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(MC_OBJ:.o=.d) cmd/multicall/main.d

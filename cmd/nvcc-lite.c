@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base/diag.h"
+#include "base/io.h"
 #include "base/jobserver.h"
 #include "base/proc.h"
 #include "driver/chain.h"
@@ -80,8 +81,11 @@ main(int argc, char **argv)
 	/* make's fds are checked before this process opens any file (rule 4) */
 	if (nv_js_init(&nv_drv_js, getenv("MAKEFLAGS"), nv_drv.jobserver))
 		nv_exit(NV_EXIT_ERROR);
-	if (nv_drv.time_file)
-		nv_drv_time_open();
+	if (nv_drv.time_file && nv_drv_time_open()) {
+		if (plan.made_tmp)
+			nv_io_rm_tree(plan.tmp);
+		nv_exit(NV_EXIT_ERROR);
+	}
 	if (nv_drv.save_remarks && mkdir(nv_drv.save_remarks, 0777) && errno != EEXIST)
 		nv_fatal("cannot create '%s':", nv_drv.save_remarks);
 	if (nv_drv.keep_dir && mkdir(nv_drv.keep_dir, 0777) && errno != EEXIST)

@@ -19,6 +19,8 @@ need clang-22 command -v clang-22
 need llvm-22-tools have_file /usr/lib/llvm-22/bin/FileCheck
 if [ "$mode" = --install ]; then
 	need bats command -v bats
+	# bats --jobs: the tests side by side (t/run.sh)
+	need parallel command -v parallel
 	need bats-support have_file /usr/lib/bats/bats-support/load.bash
 	need bats-assert have_file /usr/lib/bats/bats-assert/load.bash
 	need bats-file have_file /usr/lib/bats/bats-file/load.bash

@@ -121,7 +121,7 @@ try_knob(const struct nv_cli *cli, const char *flag, const char *arg)
 	const char *eq = strchr(arg, '=');
 	char *name = eq ? xasprintf("%.*s", (int)(eq - arg), arg) : xstrdup(arg);
 	int id = nv_knob_find(name);
-	const char *why;
+	char *why;
 
 	free(name);
 	if (id < 0)
@@ -132,14 +132,8 @@ try_knob(const struct nv_cli *cli, const char *flag, const char *arg)
 		nv_usage_error("knob '-%s' belongs to %s, not %s", k->name, nv_stage_name(k->stages),
 		               nv_progname());
 	}
-	if (!eq && nv_knobs[id].type != NV_KNOB_BOOL)
-		nv_usage_error("knob '%s' needs a value: -%s=VALUE", flag, nv_knobs[id].name);
-	if (nv_knob_set(id, eq ? eq + 1 : "1", &why)) {
-		if (nv_knobs[id].type == NV_KNOB_INT)
-			nv_usage_error("invalid value '%s' for knob -%s: expected an integer from %lld to %lld",
-			               eq + 1, nv_knobs[id].name, nv_knobs[id].lo, nv_knobs[id].hi);
-		nv_usage_error("invalid value '%s' for knob -%s: %s", eq + 1, nv_knobs[id].name, why);
-	}
+	if ((why = nv_knob_take(id, flag, eq ? eq + 1 : NULL)))
+		nv_usage_error("%s", why);
 	return 1;
 }
 

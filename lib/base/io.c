@@ -245,6 +245,16 @@ stdin_from_chain(const char *path)
 	return !strcmp(path, "-") && env && !strcmp(env, "1") && !fstat(0, &st) && S_ISFIFO(st.st_mode);
 }
 
+/* Is standard output a pipe, in a chain nvcc-lite runs? */
+static int
+stdout_to_chain(void)
+{
+	struct stat st;
+	const char *env = getenv("NVCC_LITE_CHAIN");
+
+	return env && !strcmp(env, "1") && !fstat(1, &st) && S_ISFIFO(st.st_mode);
+}
+
 int
 nv_io_read_module(LLVMContextRef ctx, const char *path, LLVMModuleRef *out)
 {
@@ -399,13 +409,22 @@ write_atomic(const char *path, const void *data, size_t len)
 }
 
 int
+nv_io_in_place(const char *path, struct stat *st)
+{
+	if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/self/fd/", 14))
+		return stat(path, st) == 0 && !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode);
+	return lstat(path, st) == 0 && !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode);
+}
+
+int
 nv_io_write(const char *path, const void *data, size_t len, int binary, int force)
 {
 	struct stat st;
 
 	if (path && strcmp(path, "-")) {
-		/* Devices and fifos (/dev/null, a pipe) are written in place. */
-		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* Devices and fifos (/dev/null, a pipe) are written in place;
+		 * a link elsewhere is replaced, never written through */
+		if (nv_io_in_place(path, &st)) {
 			int fd = open(path, O_WRONLY | O_CLOEXEC), rc;
 
 			if (fd < 0) {
@@ -428,7 +447,10 @@ nv_io_write(const char *path, const void *data, size_t len, int binary, int forc
 		return -1;
 	}
 	if (write_all(1, data, len)) {
-		nv_error("cannot write to standard output:");
+		/* in nvcc-lite's chains a closed pipe means the stage after
+		 * failed, and said why */
+		if (!(errno == EPIPE && stdout_to_chain()))
+			nv_error("cannot write to standard output:");
 		return -1;
 	}
 	return 0;

@@ -27,6 +27,11 @@ int nv_io_verify(LLVMModuleRef m, const char *what);
  * clang refuses it)?  0, or -1 after an error naming path.  Checked before
  * work starts, and again when writing. */
 int nv_io_check_output(const char *path);
+/* Is path written in place rather than replaced: a device or a FIFO
+ * (/dev/null, a named pipe, /dev/stdout), not through a symbolic link but
+ * one of /dev's own?  st: what it is. */
+struct stat;
+int nv_io_in_place(const char *path, struct stat *st);
 /* Write len bytes to path ("-" or NULL = stdout), atomically for regular
  * files.  binary data is refused on a terminal unless force.  0 or -1. */
 int nv_io_write(const char *path, const void *data, size_t len, int binary, int force);

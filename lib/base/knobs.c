@@ -78,6 +78,21 @@ nv_knob_set(int id, const char *v, const char **why)
 	return 0;
 }
 
+char *
+nv_knob_take(int id, const char *flag, const char *v)
+{
+	const char *why;
+
+	if (!v && nv_knobs[id].type != NV_KNOB_BOOL)
+		return xasprintf("knob '%s' needs a value: -%s=VALUE", flag, nv_knobs[id].name);
+	if (!nv_knob_set(id, v ? v : "1", &why))
+		return NULL;
+	if (nv_knobs[id].type == NV_KNOB_INT)
+		return xasprintf("invalid value '%s' for knob -%s: expected an integer from %lld to %lld", v,
+		                 nv_knobs[id].name, nv_knobs[id].lo, nv_knobs[id].hi);
+	return xasprintf("invalid value '%s' for knob -%s: %s", v, nv_knobs[id].name, why);
+}
+
 int
 nv_knob_is_set(int id)
 {

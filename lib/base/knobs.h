@@ -46,6 +46,9 @@ const char *nv_stage_name(unsigned stage);
 int nv_knob_find(const char *name);
 /* Set knob id from text; -1 with *why set if the value does not fit its type. */
 int nv_knob_set(int id, const char *value, const char **why);
+/* Set knob id from flag's text after its '=' (v NULL: the flag has none,
+ * a boolean's 1): NULL, or why it cannot be (one line, allocated). */
+char *nv_knob_take(int id, const char *flag, const char *v);
 /* True if the knob was set on the command line. */
 int nv_knob_is_set(int id);
 /* Value of a BOOL or INT knob. */

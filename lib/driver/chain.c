@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -116,7 +117,56 @@ say_block(struct said_state *st, const char *block, size_t len, const char *prim
 }
 
 int
-nv_drv_say_once(const char *path, const char *src)
+nv_drv_diags_new(void)
+{
+	int fd = memfd_create("nvcc-lite-diagnostics", MFD_CLOEXEC);
+
+	if (fd < 0)
+		nv_fatal("cannot make a place for a tool's diagnostics:");
+	return fd;
+}
+
+static void
+diags_clear(int fd)
+{
+	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET))
+		nv_fatal("cannot clear a tool's diagnostics:");
+}
+
+char *
+nv_drv_diags_text(int fd, size_t *len)
+{
+	struct stat st;
+	char *text;
+	size_t n = 0;
+
+	if (fstat(fd, &st))
+		nv_fatal("cannot read a tool's diagnostics:");
+	text = xmalloc((size_t)st.st_size + 1);
+	while (n < (size_t)st.st_size) {
+		ssize_t r = pread(fd, text + n, (size_t)st.st_size - n, (off_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	text[n] = '\0';
+	*len = n;
+	return text;
+}
+
+void
+nv_drv_diags_set(int fd, const char *text, size_t len)
+{
+	diags_clear(fd);
+	if (len && pwrite(fd, text, len, 0) != (ssize_t)len)
+		nv_fatal("cannot keep a tool's diagnostics:");
+}
+
+int
+nv_drv_say_once(int fd, const char *src)
 {
 	char *data, *suffix = NULL;
 	size_t len, start = 0, at = 0;
@@ -124,8 +174,7 @@ nv_drv_say_once(const char *path, const char *src)
 	struct said_state st = { .src = src };
 	int rc = 0;
 
-	if (nv_io_slurp(path, &data, &len))
-		return -1;
+	data = nv_drv_diags_text(fd, &len);
 	/* start..at: the block so far; at: the line being read */
 	while (at < len) {
 		char *nl = memchr(data + at, '\n', len - at);
@@ -314,7 +363,9 @@ nv_drv_progress_clear(void)
 /* --- running chains: one, or many at once within the jobserver --- */
 
 struct nv_js nv_drv_js;
-static FILE *timing;
+static FILE *timing;   /* the rows, in memory until the end (nv_drv_time_close) */
+static char *timing_text;
+static size_t timing_len;
 
 /* Paths to remove on a signal: set up before anything runs.  The job's
  * (sig_paths) and the plan's temporaries so far (sig_temps). */
@@ -468,20 +519,14 @@ record_driver(const struct timespec *t0, const char *out)
 static int
 start(struct nv_drv_chain *c)
 {
-	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), err_fd = -1, rc;
+	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), rc;
 
 	if (nv_drv.verbose)
 		nv_drv_show_chain(stderr, c, "");
-	if (c->err_file) {
-		unlink(c->err_file);
-		err_fd = open(c->err_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (err_fd < 0)
-			nv_fatal("cannot create '%s':", c->err_file);
-	}
-	rc = nv_chain_start(&c->run, c->argv, c->n, in_fd, -1, err_fd);
+	if (c->err_fd > 0)
+		diags_clear(c->err_fd);
+	rc = nv_chain_start(&c->run, c->argv, c->n, in_fd, -1, c->err_fd > 0 ? c->err_fd : -1);
 	close(in_fd);
-	if (err_fd >= 0)
-		close(err_fd);
 	return rc;
 }
 
@@ -639,7 +684,7 @@ nv_drv_run_one(struct nv_drv_chain *c)
 		/* one step at a time: each writes its file before the next reads it */
 		for (size_t i = 0; i < c->n; i++) {
 			struct nv_drv_chain one = { .n = 1, .label = c->label, .src = c->src, .arch = c->arch,
-				                    .err_file = c->err_file, .quiet = c->quiet };
+				                    .err_fd = c->err_fd, .quiet = c->quiet };
 
 			one.argv[0] = c->argv[i];
 			one.name[0] = c->name[i];
@@ -653,40 +698,70 @@ nv_drv_run_one(struct nv_drv_chain *c)
 	return nv_drv_run_chains(c, 1, 1);
 }
 
-void
-nv_drv_time_open(void)
+/* The -time file, opened to add to: never through a link (a name another
+ * user may have planted), never a file with another name too (a hard
+ * link); made with O_EXCL when missing (*made).  -1 with errno set. */
+static int
+time_file_open(int *made)
 {
+	int fd = open(nv_drv.time_file, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
-	int fresh = stat(nv_drv.time_file, &st) || st.st_size == 0;
 
-	timing = fopen(nv_drv.time_file, "a");
-	if (!timing)
-		nv_fatal("cannot open -time file '%s':", nv_drv.time_file);
-	if (fresh)
-		fprintf(timing, "source file name , phase name , phase input files , phase output file , "
-		                "arch , tool, metric , unit\n");
+	*made = 0;
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(nv_drv.time_file, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		*made = fd >= 0;
+	}
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		close(fd);
+		if (*made)
+			unlink(nv_drv.time_file);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
 }
 
 int
-nv_drv_run_saying(struct nv_drv_chain *c, const char *err_file, const char *src)
+nv_drv_time_open(void)
+{
+	int made, fd = time_file_open(&made);
+
+	/* checked now, written at the end: a run that fails writes its rows too */
+	if (fd < 0) {
+		nv_error("cannot open -time file '%s': %s", nv_drv.time_file,
+		         errno == ELOOP ? "it is a symbolic link" : errno == EPERM ? "it is not a regular file of one name"
+		                                                  : strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if (made)
+		unlink(nv_drv.time_file);
+	timing = open_memstream(&timing_text, &timing_len);
+	if (!timing)
+		nv_fatal("cannot open -time file '%s':", nv_drv.time_file);
+	return 0;
+}
+
+int
+nv_drv_run_saying(struct nv_drv_chain *c, int err_fd, const char *src)
 {
 	int rc;
 
-	c->err_file = err_file;
+	c->err_fd = err_fd;
 	rc = nv_drv_run_one(c);
-	if (nv_drv_say_once(err_file, src) && !rc) {
-		nv_error("cannot read back '%s':", err_file);
-		rc = -1;
-	}
-	unlink(err_file);
+	if (nv_drv_say_once(err_fd, src) && !rc)
+		rc = -1; /* standard error is gone */
 	return rc;
 }
 
 static int
-run_tool(const struct nv_job *j, const char *err_file, int quiet)
+run_tool(const struct nv_job *j, int err_fd, int quiet)
 {
 	struct nv_drv_chain c = { .n = 1, .label = j->label, .src = j->input ? j->input : "",
-	                          .arch = j->arch ? j->arch : "", .err_file = err_file, .quiet = quiet };
+	                          .arch = j->arch ? j->arch : "", .err_fd = err_fd, .quiet = quiet };
 	int rc;
 
 	c.argv[0] = j->argv;
@@ -695,7 +770,7 @@ run_tool(const struct nv_job *j, const char *err_file, int quiet)
 	c.in[0] = j->input ? xstrdup(j->input) : NULL;
 	c.out[0] = j->output ? xstrdup(j->output) : NULL;
 	nv_drv_progress_start(j->input ? j->input : j->output);
-	rc = err_file && !quiet ? nv_drv_run_saying(&c, err_file, c.src) : nv_drv_run_one(&c);
+	rc = err_fd > 0 && !quiet ? nv_drv_run_saying(&c, err_fd, c.src) : nv_drv_run_one(&c);
 	nv_drv_progress_clear();
 	return rc;
 }
@@ -703,27 +778,52 @@ run_tool(const struct nv_job *j, const char *err_file, int quiet)
 int
 nv_drv_run_tool(const struct nv_job *j)
 {
-	return run_tool(j, NULL, 0);
+	return run_tool(j, 0, 0);
 }
 
 int
-nv_drv_run_tool_saying(const struct nv_job *j, const char *err_file)
+nv_drv_run_tool_saying(const struct nv_job *j, int err_fd)
 {
-	return run_tool(j, err_file, 0);
+	return run_tool(j, err_fd, 0);
 }
 
 int
-nv_drv_try_tool(const struct nv_job *j, const char *err_file)
+nv_drv_try_tool(const struct nv_job *j, int err_fd)
 {
-	return run_tool(j, err_file, 1);
+	return run_tool(j, err_fd, 1);
 }
 
 void
 nv_drv_time_close(const struct timespec *t0, int rc)
 {
+	static const char head[] = "source file name , phase name , phase input files , phase output file , "
+	                           "arch , tool, metric , unit\n";
+	struct stat st;
+	int made, fd, ok;
+
 	if (!timing)
 		return;
 	record_driver(t0, nv_drv.output ? nv_drv.output : "");
-	if (fclose(timing) && !rc)
+	ok = fclose(timing) == 0;
+	timing = NULL;
+	/* the rows in one write, so that compiles run side by side (make -j)
+	 * add whole lines; a write that fails takes its part back */
+	fd = ok ? time_file_open(&made) : -1;
+	if (fd >= 0 && !fstat(fd, &st)) {
+		size_t n = st.st_size ? 0 : sizeof(head) - 1;
+		char *all = xmalloc(n + timing_len + 1);
+
+		memcpy(all, head, n);
+		memcpy(all + n, timing_text, timing_len);
+		ok = write(fd, all, n + timing_len) == (ssize_t)(n + timing_len);
+		if (!ok && made)
+			unlink(nv_drv.time_file);
+		else if (!ok && ftruncate(fd, st.st_size))
+			ok = 0;
+		free(all);
+	}
+	ok = fd >= 0 && close(fd) == 0 && ok;
+	free(timing_text);
+	if (!ok && !rc)
 		nv_fatal("cannot write -time file '%s':", nv_drv.time_file);
 }

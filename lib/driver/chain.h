@@ -20,9 +20,16 @@ extern struct nv_js nv_drv_js;
 void nv_drv_print_cmd(FILE *fp, char **av);
 /* Print the chain's commands: "#$ " lines under -v, a script's under -dryrun. */
 void nv_drv_show_chain(FILE *fp, const struct nv_drv_chain *c, const char *indent);
-/* Say the diagnostics a pass over src printed (the file path) that no
- * earlier pass over src said, the summary line counted again; 0 or -1. */
-int nv_drv_say_once(const char *path, const char *src);
+/* A place for a tool's standard error, in memory: a full disk cannot eat
+ * the message that says the disk is full.  A descriptor, for the run. */
+int nv_drv_diags_new(void);
+/* What the last tool run with it printed there (NUL-ended), and its
+ * length; nv_drv_diags_set replaces it. */
+char *nv_drv_diags_text(int fd, size_t *len);
+void nv_drv_diags_set(int fd, const char *text, size_t len);
+/* Say the diagnostics a pass over src printed (in fd) that no earlier pass
+ * over src said, the summary line counted again; 0 or -1. */
+int nv_drv_say_once(int fd, const char *src);
 /* Remove a failed build's output, if a regular file ("-", devices and fifos stay). */
 void nv_drv_remove_output(const char *path);
 /* The progress line of a compile of input starts (a terminal, no -v) ... */
@@ -39,8 +46,11 @@ void nv_drv_sig_dir(const char *dir);
 void nv_drv_on_signal(void);
 /* -time's rows for the steps of c, once done. */
 void nv_drv_record_times(const struct nv_drv_chain *c);
-/* Open the -time file (its header when new). */
-void nv_drv_time_open(void);
+/* Check that the -time file can be added to (not a symbolic link, a
+ * regular file of one name): the rows are kept in memory and written at
+ * nv_drv_time_close, in one write (its header first when new).  0, or -1
+ * after saying why not. */
+int nv_drv_time_open(void);
 /* The driver's own -time rows, and the file closed (an error when rc is 0). */
 void nv_drv_time_close(const struct timespec *t0, int rc);
 /* Run cs[0..n), at most max at once or as make's tokens allow; 0, or -1
@@ -53,13 +63,13 @@ int nv_drv_run_one(struct nv_drv_chain *c);
 /* Run TOOL job j as a chain of one step (-v, -time, the jobserver and
  * signals as for a stage); 0, or -1 after its failure reported. */
 int nv_drv_run_tool(const struct nv_job *j);
-/* Run chain c with its standard error into err_file, said from there
- * once per source src (nv_drv_say_once), the file removed; 0 or -1. */
-int nv_drv_run_saying(struct nv_drv_chain *c, const char *err_file, const char *src);
+/* Run chain c with its standard error into err_fd (nv_drv_diags_new),
+ * said from there once per source src (nv_drv_say_once); 0 or -1. */
+int nv_drv_run_saying(struct nv_drv_chain *c, int err_fd, const char *src);
 /* Run TOOL job j so (a host pass after the device's); 0 or -1. */
-int nv_drv_run_tool_saying(const struct nv_job *j, const char *err_file);
-/* The same as a try: its standard error into err_file, a failure not
+int nv_drv_run_tool_saying(const struct nv_job *j, int err_fd);
+/* The same as a try: its standard error into err_fd, a failure not
  * reported; 0 or -1. */
-int nv_drv_try_tool(const struct nv_job *j, const char *err_file);
+int nv_drv_try_tool(const struct nv_job *j, int err_fd);
 
 #endif

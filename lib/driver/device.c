@@ -227,16 +227,15 @@ wire(const struct build *b, struct nv_drv_chain *c, const char *in, const char *
 	c->out[c->n - 1] = xstrdup(out);
 }
 
-/* -keep: every step writes DIR/BASE.N-STAGE.bc and the next one reads it;
- * N counts on from first, so that the steps of a build number in order
- * across its chains. */
+/* -keep: every step writes TMP/BASE.N-STAGE.bc and the next one reads it
+ * (the run's directory, whose files -keep puts in the keep directory at
+ * the end); N counts on from first, so that the steps of a build number in
+ * order across its chains. */
 static void
-keep_files(struct nv_drv_chain *c, const char *base, size_t first)
+keep_files(struct nv_drv_chain *c, const char *tmp, const char *base, size_t first)
 {
-	const char *kd = nv_drv.keep_dir ? nv_drv.keep_dir : ".";
-
 	for (size_t i = 0; i + 1 < c->n; i++) {
-		char *f = xasprintf("%s/%s.%zu-%s.bc", kd, base, first + i, c->name[i]);
+		char *f = xasprintf("%s/%s.%zu-%s.bc", tmp, base, first + i, c->name[i]);
 
 		c->argv[i] = append(c->argv[i], "-o", f);
 		c->argv[i + 1] = append(c->argv[i + 1], f, NULL);
@@ -266,10 +265,10 @@ remark_files(struct nv_drv_chain *c, const char *base, size_t first)
 /* The files a chain's steps write beside the output: -keep's modules and
  * -save-remarks' YAML, both named BASE.N-STAGE. */
 static void
-name_files(struct nv_drv_chain *c, const char *base, size_t first)
+name_files(struct nv_drv_chain *c, const char *tmp, const char *base, size_t first)
 {
 	if (nv_drv.keep)
-		keep_files(c, base, first);
+		keep_files(c, tmp, base, first);
 	if (nv_drv.save_remarks)
 		remark_files(c, base, first);
 }
@@ -324,8 +323,12 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 	p->fe_out = xasprintf("%s/%s.0-cudafe.bc", p->tmp, p->base);
 	if (p->dev->deps)
 		p->fe_deps = nv_drv.dryrun ? xstrdup(p->dev->dep.file) : xasprintf("%s/%s.0-cudafe.d", p->tmp, p->base);
+	/* clang writes its time trace where no one else can, and it is put in
+	 * place, as every output is (no write through a link planted there) */
+	if (nv_drv.time_trace)
+		p->dev->fe_trace = tmp_path(p, "time-trace.json");
 	add_step(c, "front end", nv_drv_front_end(p->dir, p->job->arch, p->job->input, p->fe_out, p->fe_deps,
-	                                          &p->dev->dep, p->job->quiet));
+	                                          &p->dev->dep, p->dev->fe_trace, p->job->quiet));
 	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }
@@ -347,7 +350,7 @@ phase1_chain(struct build *p, struct nv_drv_chain *c)
 	}
 	wire(p, c, p->fe_out ? p->fe_out : p->job->input, split ? p->p1 : p->out);
 	p->n1 = first + c->n;
-	name_files(c, p->base, first);
+	name_files(c, p->tmp, p->base, first);
 }
 
 /* Phase II (and codegen) on one module: in -> out. */
@@ -361,11 +364,11 @@ phase2_chain(struct build *p, struct nv_drv_chain *c, const char *in, const char
 		add_phase(p, c, NV_PHASE_CODEGEN);
 	wire(p, c, in, out);
 	if (codegen) {
-		name_files(c, p->base, p->n1);
+		name_files(c, p->tmp, p->base, p->n1);
 	} else {
 		char *kb = xasprintf("%s.%s", p->base, strrchr(label, ' ') + 1);
 
-		name_files(c, kb, p->n1); /* BASE.K.N-STAGE for part K */
+		name_files(c, p->tmp, kb, p->n1); /* BASE.K.N-STAGE for part K */
 		free(kb);
 	}
 }
@@ -413,7 +416,7 @@ join_chain(struct build *p, struct nv_drv_chain *c)
 	c->argv[c->n - 1] = append(c->argv[c->n - 1], "-o", p->out);
 	c->in[0] = parts;
 	c->out[c->n - 1] = xstrdup(p->out);
-	name_files(c, p->base, p->n1 + count_phase(p->pipe, NV_PHASE_2));
+	name_files(c, p->tmp, p->base, p->n1 + count_phase(p->pipe, NV_PHASE_2));
 	free(prog);
 	free(map);
 }

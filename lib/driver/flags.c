@@ -787,6 +787,7 @@ options_file(const char *path, int depth)
 		nv_usage_error("options file '%s' includes itself", path);
 	if (!fp)
 		nv_usage_error("cannot read options file '%s': %s", path, strerror(errno));
+	nv_strv_push(&nv_drv.optf, path);
 	do {
 		text = xrealloc(text, cap += 4096);
 		got = fread(text + len, 1, cap - len - 1, fp);
@@ -837,7 +838,7 @@ check_knobs(void)
 {
 	for (size_t i = 0; i < nv_drv.xcicc.n; i++) {
 		const char *a = nv_drv.xcicc.v[i], *eq;
-		char *name;
+		char *name, *why;
 		int id;
 
 		if (!strcmp(a, "--Xopt") || !strcmp(a, "--Xllc") || nv_drv_remark_flag(a))
@@ -862,6 +863,9 @@ check_knobs(void)
 				               eq ? eq : "");
 			nv_usage_error("unknown knob '%s' in -Xcicc", a);
 		}
+		/* a bad value is one line here, not one from each stage it reaches */
+		if ((why = nv_knob_take(id, a, eq ? eq + 1 : NULL)))
+			nv_usage_error("%s", why);
 		free(name);
 	}
 }

@@ -81,6 +81,7 @@ struct nv_drv_opts {
 	int clean;              /* -clean: delete what the command would write */
 	int dopt_on;            /* -dopt on: -G keeps the optimizer */
 	const char *time_trace; /* -fdevice-time-trace: the device front end's time trace */
+	struct nv_strv optf;    /* the options files read (-optf): inputs too */
 };
 
 /* The run's options: nv_drv_parse fills them, nv_drv_finish completes them,

@@ -341,17 +341,17 @@ nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char 
 
 char **
 nv_drv_front_end(const char *dir, const char *arch, const char *src, const char *out, const char *deps,
-                 const struct nv_deps *dep, int quiet)
+                 const struct nv_deps *dep, const char *trace, int quiet)
 {
 	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
 
 	cuid(av, src);
 	if (quiet)
 		nv_strv_push(av, "-w");
-	if (nv_drv.time_trace) {
+	if (trace) {
 		/* the driver's -ftime-trace= reaches no device-only compile: cc1's does */
 		nv_strv_push(av, "-Xclang");
-		nv_strv_pushf(av, "-ftime-trace=%s", nv_drv.time_trace);
+		nv_strv_pushf(av, "-ftime-trace=%s", trace);
 	}
 	if (deps) {
 		nv_strv_push(av, nv_drv.deps == 1 ? "-MD" : "-MMD");

@@ -12,10 +12,11 @@
 #include "job.h"
 
 /* The front end's command: src's device side for arch to a module in out,
- * its dependency file in deps, named for dep (deps NULL: none); quiet: no
- * warnings (an earlier compile of src said them). */
+ * its dependency file in deps, named for dep (deps NULL: none), its time
+ * trace in trace (NULL: none); quiet: no warnings (an earlier compile of
+ * src said them). */
 char **nv_drv_front_end(const char *dir, const char *arch, const char *src, const char *out, const char *deps,
-                        const struct nv_deps *dep, int quiet);
+                        const struct nv_deps *dep, const char *trace, int quiet);
 /* What the header cache keys the front end's command for arch by (host: the
  * host side's, nv_drv_host_compile's); NULL when its compiles go without
  * the cache (-no-cache, debug information). */

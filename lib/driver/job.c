@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../base/diag.h"
+#include "../base/io.h"
 #include "../base/util.h"
 
 void
@@ -39,7 +40,7 @@ nv_plan_out(struct nv_plan *p, char *path)
 	struct stat st;
 	char *name, *tmp;
 
-	if (!strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
+	if (!strcmp(path, "-") || nv_io_in_place(path, &st))
 		return path;
 	name = xasprintf("out%zu.%s", p->installs.n / 2, base);
 	tmp = nv_plan_tmp(p, name);

@@ -39,7 +39,8 @@ struct nv_drv_chain {
 	const char *src, *arch; /* the source and the GPU, for -time */
 	int timed;              /* done, its times recorded */
 	int tool;               /* a tool that says why it fails (nv_job's says_why) */
-	const char *err_file;   /* every step's standard error goes there (NULL: ours) */
+	int err_fd;             /* every step's standard error goes there (nv_drv_diags_new; 0:
+	                         * ours) */
 	int quiet;              /* a failure is the caller's to report (a try that may be redone) */
 	struct nv_chain run;
 };
@@ -74,6 +75,7 @@ struct nv_device {
 	const struct nv_fe_cache *cache; /* the front end's header cache (NULL: none) */
 	size_t fe_at;             /* an entry's flags go before fe.argv[0][fe_at] */
 	char *fe_out, *fe_deps;   /* its module, its dependency file */
+	char *fe_trace;           /* -fdevice-time-trace: clang's trace, put in place after */
 	struct nv_drv_chain p1;   /* Phase I (and codegen, when there is no Phase II) */
 	char *p1_out;             /* Phase I's module, when a Phase II follows (else NULL) */
 	struct nv_drv_chain p2;   /* Phase II and codegen on the whole module */

@@ -35,12 +35,16 @@
 #define NV_VERSION "0"
 #endif
 
-#define MAN_MAGIC "nv-pch 2"
+#define MAN_MAGIC "nv-pch 3"
 /* A file changed this close before a build may change again unseen, its
  * times no different: a clock tick, or two seconds where the file system
  * keeps whole seconds. */
 #define TOO_NEW_NS 100000000LL
 #define TOO_NEW_COARSE_NS 2000000000LL
+/* The source whose preamble a compile skips is read once more by clang:
+ * two writes within one tick (a jiffy, at most 10 ms) around the first
+ * read would leave its times as they were. */
+#define SOURCE_TOO_NEW_NS 20000000LL
 #define HASH_MAX (16LL << 20)   /* a file read that is no header is hashed up to this size */
 #define STRAY_SECS 3600         /* what a killed build left is removed after this */
 #define LOCK_SECS 120           /* a lock older than this was left by a killed build */
@@ -68,58 +72,65 @@ struct rec {
 struct nv_pch_man {
 	char *off;              /* why these headers are not cached; NULL: they are */
 	struct id pch;          /* the entry's header as it was put in place */
-	char *base;             /* a chained entry's base (its key), and its header */
-	struct id base_pch;
 	struct rec *r;
 	size_t n;
 	struct nv_strv deps;    /* the -MD list of its build, the cache's own files left out */
-	struct nv_strv all;     /* with its bases' lists before it (nv_pch_fresh) */
 };
 
+/* Is name (no directory) one the cache gives its own files: fe-KEY.EXT,
+ * or a build's fe-KEY.EXT.tmp-XXXXXX?  The extension in *ext when asked. */
 static int
-in_cache(const struct nv_pch *p, const char *path)
+own_name(const char *name, const char **ext)
+{
+	static const char *const exts[] = { ".pch", ".man", ".cu", ".lock", ".seen", NULL };
+	const char *dot = name + 35;
+
+	if (strncmp(name, "fe-", 3) || strspn(name + 3, "0123456789abcdef") != 32)
+		return 0;
+	for (size_t i = 0; exts[i]; i++) {
+		size_t n = strlen(exts[i]);
+
+		if (strncmp(dot, exts[i], n))
+			continue;
+		if (ext)
+			*ext = exts[i];
+		return !dot[n] || (!strncmp(dot + n, ".tmp-", 5) && strlen(dot + n) == 11);
+	}
+	return 0;
+}
+
+/* Is path one of the cache's own files (an entry's source, header,
+ * manifest, a build's temporaries)?  Anything else in the directory, a
+ * header a build put there, is a header like any other. */
+static int
+own_file(const struct nv_pch *p, const char *path)
 {
 	size_t n = strlen(p->dir);
 
-	return !strncmp(path, p->dir, n) && path[n] == '/';
+	return !strncmp(path, p->dir, n) && path[n] == '/' && !strchr(path + n + 1, '/') &&
+	       own_name(path + n + 1, NULL);
 }
+
+static void id_of(const struct stat *st, struct id *id);
+static int man_write(const struct nv_pch *p, const struct nv_pch_man *m);
+static int same_id(const struct id *a, const struct id *b);
+static int too_new(const struct id *id, const struct timespec *t0, long long window);
 
 /* --- the directory --- */
-
-static int
-mkdirs(const char *path)
-{
-	char *s = xstrdup(path);
-	struct stat st;
-	int rc = 0;
-
-	for (char *c = s + 1;; c++) {
-		char save = *c;
-
-		if (save && save != '/')
-			continue;
-		*c = '\0';
-		if (mkdir(s, 0700) && errno != EEXIST)
-			rc = -1;
-		*c = save;
-		if (!save || rc)
-			break;
-	}
-	free(s);
-	if (rc || stat(path, &st) || !S_ISDIR(st.st_mode) || access(path, W_OK | X_OK))
-		return -1;
-	return 0;
-}
 
 /*
  * Why another user could change what is in the directory at path, or NULL
  * when no one can: every directory on the way to it (symlinks followed) is
  * root's or ours, one that others can write is sticky and what we step into
  * from it is root's or ours, and the directory itself is ours and writable
- * by no one else.  A symlink on the way must be root's or ours too.
+ * by no one else.  A symlink on the way must be root's or ours too.  A
+ * directory missing on the way is made (mode 0700) when it is reached, in
+ * a directory that has passed: nothing is made where another user could
+ * have put a link.  *made_none: nothing was wrong but that a directory
+ * could not be made (a read-only home): no warning is due.
  */
 static char *
-unsafe_dir(const char *path)
+unsafe_dir(const char *path, int *made_none)
 {
 	uid_t me = geteuid();
 	char *todo = xstrdup(path), *cur = xstrdup(""), *rest = todo, *why = NULL;
@@ -151,7 +162,11 @@ unsafe_dir(const char *path)
 			continue;
 		}
 		child = xasprintf("%s/%s", cur, name);
-		if (lstat(child, &st))
+		if (lstat(child, &st) && errno == ENOENT && !((up.st_mode & 022) && !(up.st_mode & S_ISVTX)) &&
+		    mkdir(child, 0700) && errno != EEXIST) {
+			why = xasprintf("cannot create '%s': %s", child, strerror(errno));
+			*made_none = 1;
+		} else if (lstat(child, &st))
 			why = xasprintf("cannot look at '%s': %s", child, strerror(errno));
 		else if ((up.st_mode & 022) && !(up.st_mode & S_ISVTX))
 			why = xasprintf("other users can write to '%s'", *cur ? cur : "/");
@@ -182,6 +197,7 @@ unsafe_dir(const char *path)
 		}
 		if (!S_ISDIR(st.st_mode)) {
 			why = xasprintf("'%s' is not a directory", child);
+			*made_none = 1; /* nothing another user did: no warning */
 			free(child);
 			break;
 		}
@@ -205,6 +221,7 @@ nv_pch_dir(void)
 	const char *env = getenv("NVCC_LITE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
 	char *dir, *why;
+	int made_none = 0;
 
 	if (env && *env)
 		dir = xstrdup(env);
@@ -214,12 +231,12 @@ nv_pch_dir(void)
 		dir = xasprintf("%s/.cache/nvcc-lite", home);
 	else
 		return NULL;
-	if (*dir != '/' || strspn(dir, plain) != strlen(dir) || mkdirs(dir)) {
+	if (*dir != '/' || strspn(dir, plain) != strlen(dir)) {
 		free(dir);
 		return NULL;
 	}
-	if ((why = unsafe_dir(dir))) {
-		if (!warned++)
+	if ((why = unsafe_dir(dir, &made_none)) || access(dir, W_OK | X_OK)) {
+		if (why && !made_none && !warned++)
 			nv_warn("not using the header cache '%s': %s", dir, why);
 		free(why);
 		free(dir);
@@ -330,22 +347,16 @@ nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const struct n
 		memcpy(p->preamble, pre->text, bytes);
 		p->bytes = bytes;
 		p->skip = pre->stop[stop].bytes;
+		p->src_st = pre->st;
+		p->nlines = pre->stop[stop].includes;
+		p->lines = xmalloc(p->nlines * sizeof(*p->lines));
+		memcpy(p->lines, pre->line, p->nlines * sizeof(*p->lines));
 	}
 	nv_hash_done(&h, k);
 	snprintf(key, sizeof(key), "%016llx%016llx", (unsigned long long)k[0], (unsigned long long)k[1]);
 	name_entry(p, dir, key);
 }
 
-void
-nv_pch_chain(struct nv_pch *p, const struct nv_pch *base)
-{
-	free(p->base_key);
-	p->from = base->bytes;
-	p->base_key = xstrdup(base->key);
-	nv_strv_free(&p->base_deps);
-	for (size_t i = 0; base->m && i < base->m->all.n; i++)
-		nv_strv_push(&p->base_deps, base->m->all.v[i]);
-}
 /* Does line (n bytes, no newline) hold only an `#include <...>`, spaces
  * and comments?  *comment: whether a block comment is open, before and
  * after.  0 for a blank line, 1 for an include (its name in *name, *len
@@ -356,6 +367,11 @@ include_line(const char *line, size_t n, int *comment, const char **name, size_t
 	const char *s = line, *end = line + n;
 	int inc = 0;
 
+	/* what the lexer reads otherwise than the bytes say: a trigraph (with
+	 * -std=c++14, "?" "?/" at a line's end continues a comment onto the
+	 * next one), a line splice, a UCN */
+	if (memmem(line, n, "??", 2) || memchr(line, '\\', n))
+		return -1;
 	while (s < end) {
 		if (*comment) {
 			const char *close = memmem(s, (size_t)(end - s), "*/", 2);
@@ -370,8 +386,7 @@ include_line(const char *line, size_t n, int *comment, const char **name, size_t
 			*comment = 1;
 			s += 2;
 		} else if (end - s >= 2 && s[0] == '/' && s[1] == '/') {
-			/* a comment to the line's end, unless a backslash carries it on */
-			return end[-1] == '\\' ? -1 : inc;
+			return inc; /* a comment to the line's end */
 		} else if (*s == '#' && !inc) {
 			for (s++; s < end && (*s == ' ' || *s == '\t'); s++)
 				;
@@ -382,7 +397,7 @@ include_line(const char *line, size_t n, int *comment, const char **name, size_t
 			if (s == end || *s != '<')
 				return -1;
 			*name = ++s;
-			while (s < end && *s != '>' && *s != '"' && *s != '\\')
+			while (s < end && *s != '>' && *s != '"')
 				s++;
 			if (s == end || *s != '>' || s == *name)
 				return -1;
@@ -401,12 +416,27 @@ nv_pch_preamble(const char *path, struct nv_preamble *pre)
 {
 	enum { MAX = 1 << 16, STOPS = 32 };
 	char *buf = xmalloc(MAX);
-	size_t n = 0, r, at = 0, count = 0, cap = 0, len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), comment = 0;
+	size_t n = 0, r, at = 0, count = 0, cap = 0, len = 0, line = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), comment = 0;
+	struct stat st;
+	struct id before, after;
+	struct timespec now;
 
 	memset(pre, 0, sizeof(*pre));
-	while (fd >= 0 && n < MAX && (r = (size_t)read(fd, buf + n, MAX - n)) > 0 && r != (size_t)-1)
-		n += r;
+	/* The bytes read here are the ones the compile skips: a regular file,
+	 * not changed just before (a change within the clock's tick would not
+	 * show in its times), the same file after the read.  Its identity is
+	 * kept: the compile is good only if the file is still this one after
+	 * it (nv_pch_same_source). */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		id_of(&st, &before);
+		while (!too_new(&before, &now, SOURCE_TOO_NEW_NS) && n < MAX && (r = (size_t)read(fd, buf + n, MAX - n)) > 0 &&
+		       r != (size_t)-1)
+			n += r;
+		if (fstat(fd, &pre->st) || (id_of(&pre->st, &after), !same_id(&before, &after)))
+			n = 0;
+	}
 	if (fd >= 0)
 		close(fd);
 	while (at < n && pre->n < STOPS) {
@@ -421,7 +451,10 @@ nv_pch_preamble(const char *path, struct nv_preamble *pre)
 		if (k < 0)
 			break;
 		at = (size_t)(nl - buf) + 1;
+		line++;
 		if (k) {
+			pre->line = xrealloc(pre->line, (count + 1) * sizeof(*pre->line));
+			pre->line[count] = line;
 			/* "#include <" NAME ">\n", and sprintf's NUL */
 			if (len + name_len + 13 > cap)
 				pre->text = xrealloc(pre->text, cap = 2 * (len + name_len + 13));
@@ -448,6 +481,7 @@ nv_preamble_free(struct nv_preamble *pre)
 {
 	free(pre->text);
 	free(pre->stop);
+	free(pre->line);
 	memset(pre, 0, sizeof(*pre));
 }
 
@@ -550,8 +584,44 @@ same_id(const struct id *a, const struct id *b)
 }
 
 /* The tokens whose value a precompiled header freezes at its build: a
- * header that names one is not cached. */
+ * header that names one is not cached.  The probe (pch.h) catches them as
+ * the preprocessor expands them in a header of the user's, however the name
+ * was spelled or pasted; this scan is for system headers, where clang says
+ * nothing, and for -w: the name in the text, read through line splices and
+ * trigraphs (backslash-newline, ??/-newline) as the preprocessor reads it. */
 static const char *const frozen[] = { "__DATE__", "__TIME__", "__TIMESTAMP__", "__BASE_FILE__", NULL };
+
+/* Copy n bytes of s to d without their line splices: a backslash, or the
+ * trigraph ??/, then a newline (or CR LF).  *held: the bytes at the end of
+ * s that may begin a splice the next bytes end, left for the next call
+ * (at most 4).  The bytes written. */
+static size_t
+unsplice(const char *s, size_t n, char *d, size_t *held)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n) {
+		size_t j = i;
+
+		if (s[i] == '\\')
+			j = i + 1;
+		else if (s[i] == '?' && n - i >= 3 && s[i + 1] == '?' && s[i + 2] == '/')
+			j = i + 3;
+		else if (s[i] == '?' && n - i < 3 && (n - i == 1 || s[i + 1] == '?'))
+			break; /* a ?? the next bytes may end as ??/ */
+		if (j > i && j < n && s[j] == '\r')
+			j++;
+		if (j > i && j == n)
+			break; /* a splice the next bytes may end */
+		if (j > i && s[j] == '\n') {
+			i = j + 1;
+			continue;
+		}
+		d[k++] = s[i++];
+	}
+	*held = n - i;
+	return k;
+}
 
 /* Hash the file at path (a regular file of size bytes, read through fd
  * when >= 0); *uses set to the frozen token it names, when asked.  0, or
@@ -559,42 +629,49 @@ static const char *const frozen[] = { "__DATE__", "__TIME__", "__TIMESTAMP__", "
 static int
 hash_file(const char *path, int fd, long long size, uint64_t out[2], const char **uses)
 {
-	enum { CHUNK = 1 << 16, KEEP = 16 };
-	char *buf = xmalloc(CHUNK + KEEP);
+	enum { CHUNK = 1 << 16, KEEP = 16, HELD = 4 };
+	char *buf = xmalloc(HELD + CHUNK), *text = xmalloc(KEEP + HELD + CHUNK);
 	struct nv_hash h;
 	long long got = 0;
-	size_t kept = 0;
+	size_t held = 0, kept = 0, end;
 	int own = fd < 0, rc = 0;
 
 	if (own && (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0) {
 		free(buf);
+		free(text);
 		return -1;
 	}
 	nv_hash_init(&h);
 	for (;;) {
-		ssize_t n = read(fd, buf + kept, CHUNK);
+		ssize_t n = read(fd, buf + held, CHUNK);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			rc = n < 0 ? -1 : 0;
+		if (n < 0)
+			rc = -1;
+		if (n <= 0)
 			break;
-		}
-		nv_hash_add(&h, buf + kept, (size_t)n);
+		nv_hash_add(&h, buf + held, (size_t)n);
 		got += n;
-		/* a token may straddle two reads: the last bytes are kept */
-		for (size_t i = 0; uses && !*uses && frozen[i]; i++)
-			if (memmem(buf, kept + (size_t)n, frozen[i], strlen(frozen[i])))
+		if (!uses || *uses)
+			continue;
+		/* the text as the preprocessor reads it, the last bytes of the
+		 * chunk before kept in front: a token may straddle two reads */
+		end = held + (size_t)n;
+		kept += unsplice(buf, end, text + kept, &held);
+		memmove(buf, buf + end - held, held);
+		for (size_t i = 0; !*uses && frozen[i]; i++)
+			if (memmem(text, kept, frozen[i], strlen(frozen[i])))
 				*uses = frozen[i];
-		kept += (size_t)n;
 		if (kept > KEEP) {
-			memmove(buf, buf + kept - KEEP, KEEP);
+			memmove(text, text + kept - KEEP, KEEP);
 			kept = KEEP;
 		}
 	}
 	if (own)
 		close(fd);
 	free(buf);
+	free(text);
 	nv_hash_done(&h, out);
 	return rc || got != size ? -1 : 0;
 }
@@ -716,12 +793,10 @@ man_free(struct nv_pch_man *m)
 	if (!m)
 		return;
 	free(m->off);
-	free(m->base);
 	for (size_t i = 0; i < m->n; i++)
 		free(m->r[i].path);
 	free(m->r);
 	nv_strv_free(&m->deps);
-	nv_strv_free(&m->all);
 	free(m);
 }
 
@@ -746,13 +821,6 @@ man_line(struct nv_pch_man *m, char *line)
 		m->off = xstrdup(line + 4);
 	} else if (!strncmp(line, "pch ", 4)) {
 		return get_id(line + 4, &m->pch) < 0 ? -1 : 0;
-	} else if (!strncmp(line, "base ", 5)) {
-		char key[40];
-
-		if (sscanf(line + 5, "%39s%n", key, &used) != 1 || get_id(line + 5 + used, &m->base_pch) < 0)
-			return -1;
-		free(m->base);
-		m->base = xstrdup(key);
 	} else if (!strncmp(line, "d ", 2)) {
 		nv_strv_push(&m->deps, line + 2);
 	} else if (!strncmp(line, "p ", 2)) {
@@ -952,65 +1020,48 @@ header_is(const char *path, const struct id *id)
 	return same_id(&now, id);
 }
 
-static int fresh_at(struct nv_pch *p, int *off, int depth);
-
-/* A chained entry's base: fresh, in use, its header the one p was built on;
- * its -MD list before p's. */
-static int
-base_fresh(struct nv_pch *p, int depth)
-{
-	struct nv_pch b = { 0 };
-	int off = 0, ok;
-
-	name_entry(&b, p->dir, p->m->base);
-	ok = fresh_at(&b, &off, depth + 1) && !off && header_is(b.pch, &p->m->base_pch);
-	for (size_t i = 0; ok && i < b.m->all.n; i++)
-		nv_strv_push(&p->m->all, b.m->all.v[i]);
-	nv_pch_release(&b);
-	return ok;
-}
-
-static int
-fresh_at(struct nv_pch *p, int *off, int depth)
+int
+nv_pch_fresh(struct nv_pch *p, int *off)
 {
 	struct verdict *v = verdict(p->key);
 	int ok = 1;
 
-	*off = 0;
 	if (v && !v->fresh)
 		return 0;
 	man_free(p->m);
-	if (depth > 32 || !(p->m = man_read(p->man)))
+	if (!(p->m = man_read(p->man)))
 		return 0;
 	if (!p->m->off && !header_is(p->pch, &p->m->pch))
 		ok = 0;
-	if (ok && p->m->base)
-		ok = base_fresh(p, depth);
 	for (size_t i = 0; ok && !v && i < p->m->n; i++) {
 		struct rec now;
 
 		ask(&p->m->r[i], &now);
 		ok = same_answer(&p->m->r[i], &now);
 	}
-	for (size_t i = 0; ok && i < p->m->deps.n; i++)
-		nv_strv_push(&p->m->all, p->m->deps.v[i]);
 	set_verdict(p->key, ok);
 	if (!ok)
 		return 0;
-	*off = p->m->off != NULL;
+	if (off)
+		*off = p->m->off != NULL;
 	/* used: nv_pch_trim drops the entries used longest ago */
 	utimensat(AT_FDCWD, p->man, NULL, AT_SYMLINK_NOFOLLOW);
 	return 1;
 }
 
 int
-nv_pch_fresh(struct nv_pch *p, int *off)
+nv_pch_same_source(const struct nv_pch *p, const char *src)
 {
-	int o = 0, ok = fresh_at(p, &o, 0);
+	struct stat st;
+	struct id was, now;
 
-	if (ok && off)
-		*off = o;
-	return ok;
+	if (!p->skip)
+		return 1;
+	if (stat(src, &st))
+		return 0;
+	id_of(&p->src_st, &was);
+	id_of(&st, &now);
+	return same_id(&was, &now);
 }
 
 int
@@ -1066,7 +1117,7 @@ nv_pch_lock(struct nv_pch *p)
 	clock_gettime(CLOCK_REALTIME, &p->t0);
 	/* the header's source: empty, so the header is what the command
 	 * includes; or the preamble */
-	if (write_file(p->src, p->preamble ? p->preamble + p->from : "", p->bytes - p->from) ||
+	if (write_file(p->src, p->preamble ? p->preamble : "", p->bytes) ||
 	    !(p->tmp_pch = reserve(p->pch)) || !(p->tmp_deps = reserve(p->man))) {
 		nv_pch_abandon(p);
 		return -1;
@@ -1089,6 +1140,22 @@ nv_pch_abandon(struct nv_pch *p)
 	p->held = 0;
 }
 
+int
+nv_pch_turn_off(struct nv_pch *p, const char *why)
+{
+	int rc;
+
+	if (!p->m)
+		return -1;
+	free(p->m->off);
+	p->m->off = xstrdup(why);
+	/* the manifest first: an entry that is off names no header */
+	rc = man_write(p, p->m);
+	unlink(p->pch);
+	set_verdict(p->key, rc == 0);
+	return rc;
+}
+
 void
 nv_pch_drop(struct nv_pch *p)
 {
@@ -1099,18 +1166,21 @@ nv_pch_drop(struct nv_pch *p)
 
 /* --- putting an entry in place --- */
 
-/* Names whose answers say nothing of what the headers are: the kernel's
- * views, the loader's cache, and the cache's own files (a base's header is
- * checked by its identity). */
+/* Names whose answers say nothing of what the headers are: the program's
+ * own image and descriptors (clang asks /proc/self/fd/N for the name of a
+ * file it opened, a file recorded by its own name), the loader's cache,
+ * and the cache's own files (the entry's source and outputs).  Anything
+ * else is recorded, under /dev, /proc and /sys too: a header in /dev/shm,
+ * or reached through /proc/self/cwd, is a header like any other. */
 static int
 excluded(const struct nv_pch *p, const char *path)
 {
-	static const char *const prefixes[] = { "/proc/", "/sys/", "/dev/", NULL };
+	static const char *const names[] = { "/etc/ld.so.cache", "/proc/self/exe", "/proc/self/fd", "/dev/null", NULL };
 
-	for (size_t i = 0; prefixes[i]; i++)
-		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(path, names[i]))
 			return 1;
-	return !strcmp(path, "/etc/ld.so.cache") || in_cache(p, path);
+	return !strncmp(path, "/proc/self/fd/", 14) || own_file(p, path);
 }
 
 /* The files of the build's -MD list (its headers), by identity. */
@@ -1139,13 +1209,15 @@ is_header(const struct id *id, const struct stat *ids, size_t n)
 	return 0;
 }
 
+/* Did the file change less than window ns before t0 (two seconds where
+ * the file system keeps whole seconds)? */
 static int
-too_new(const struct id *id, const struct timespec *t0)
+too_new(const struct id *id, const struct timespec *t0, long long window)
 {
 	long long start = (long long)t0->tv_sec * 1000000000LL + t0->tv_nsec;
 
-	return id->mt_s * 1000000000LL + id->mt_ns >= start - (id->mt_ns ? TOO_NEW_NS : TOO_NEW_COARSE_NS) ||
-	       id->ct_s * 1000000000LL + id->ct_ns >= start - (id->ct_ns ? TOO_NEW_NS : TOO_NEW_COARSE_NS);
+	return id->mt_s * 1000000000LL + id->mt_ns >= start - (id->mt_ns ? window : TOO_NEW_COARSE_NS) ||
+	       id->ct_s * 1000000000LL + id->ct_ns >= start - (id->ct_ns ? window : TOO_NEW_COARSE_NS);
 }
 
 /* The records of the trace, each asked again now: the answer must be the
@@ -1182,7 +1254,7 @@ make_records(const struct nv_pch *p, const struct nv_trace *t, struct nv_pch_man
 			snprintf(why, sizeof(why), "'%s' is not a regular file", pr->path);
 			goto bad;
 		}
-		if (!r.err && (r.how == 'o' || r.how == 'L') && too_new(&r.id, &p->t0)) {
+		if (!r.err && (r.how == 'o' || r.how == 'L') && too_new(&r.id, &p->t0, TOO_NEW_NS)) {
 			snprintf(why, sizeof(why), "'%s' changed during or just before the build", pr->path);
 			goto bad;
 		}
@@ -1207,32 +1279,23 @@ bad:
 	return why;
 }
 
-/* The build's -MD list, the cache's own files (its source, a base's
- * header) left out, and a base's headers: clang names those from the
- * base's header, by their full paths. */
+/* The build's -MD list, the cache's own files (its source) and the probe
+ * left out: no compile through the entry depends on them. */
 static int
 own_deps(const struct nv_pch *p, struct nv_strv *deps)
 {
 	struct nv_strv toks = { 0 };
-	size_t nb;
-	struct stat *base = header_ids(&p->base_deps, &nb), st;
 
-	if (read_deps(p->tmp_deps, &toks, NULL)) {
-		free(base);
+	if (read_deps(p->tmp_deps, &toks, NULL))
 		return -1;
-	}
 	for (size_t i = 0; i < toks.n; i++) {
 		char *path = unescape(toks.v[i]);
-		int keep = !in_cache(p, path) && !nv_strv_has(deps, toks.v[i]) && !nv_strv_has(&p->base_deps, toks.v[i]);
 
-		for (size_t k = 0; keep && k < nb && stat(path, &st) == 0; k++)
-			keep = !(st.st_dev == base[k].st_dev && st.st_ino == base[k].st_ino);
-		if (keep)
+		if (!own_file(p, path) && !(p->probe && !strcmp(path, p->probe)) && !nv_strv_has(deps, toks.v[i]))
 			nv_strv_push(deps, toks.v[i]);
 		free(path);
 	}
 	nv_strv_free(&toks);
-	free(base);
 	return 0;
 }
 
@@ -1250,11 +1313,6 @@ man_write(const struct nv_pch *p, const struct nv_pch_man *m)
 	} else {
 		fputs("pch", fp);
 		put_id(fp, &m->pch);
-		fputc('\n', fp);
-	}
-	if (m->base) {
-		fprintf(fp, "base %s", m->base);
-		put_id(fp, &m->base_pch);
 		fputc('\n', fp);
 	}
 	for (size_t i = 0; i < m->n; i++) {
@@ -1290,17 +1348,6 @@ nv_pch_commit(struct nv_pch *p, const struct nv_trace *t, int ok, int quiet, con
 		*why = "its build wrote no dependency list";
 	else
 		*why = make_records(p, t, m, &off);
-	if (!*why && p->base_key) {
-		struct nv_pch b = { 0 };
-
-		name_entry(&b, p->dir, p->base_key);
-		if (lstat(b.pch, &st) || !S_ISREG(st.st_mode))
-			*why = "its base is gone";
-		else
-			id_of(&st, &m->base_pch);
-		m->base = xstrdup(p->base_key);
-		nv_pch_release(&b);
-	}
 	if (*why)
 		goto out;
 	if (!quiet && !off)
@@ -1356,7 +1403,7 @@ nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input,
 
 	if (!p->m || read_deps(dep_file, &got, &target))
 		goto done;
-	from_pch = &p->m->all;
+	from_pch = &p->m->deps;
 	/* the source first, as clang puts it without the header; then what
 	 * the header was built from; then the source's own includes */
 	nv_strv_push(&out, src);
@@ -1370,7 +1417,7 @@ nv_pch_fix_deps(const struct nv_pch *p, const char *dep_file, const char *input,
 	for (size_t i = 0; i < got.n; i++) {
 		const char *tok = got.v[i];
 		char *path = unescape(tok);
-		int cached = in_cache(p, path);
+		int cached = own_file(p, path) || (p->probe && !strcmp(path, p->probe));
 		struct stat st;
 
 		free(path);
@@ -1401,11 +1448,70 @@ done:
 	return rc;
 }
 
+/* line is "In file included from PATH:N:" (its newline cut): N, else 0. */
+static size_t
+included_from(const char *line, const char *path)
+{
+	static const char lead[] = "In file included from ";
+	size_t n = strlen(path);
+	unsigned long k;
+	char *end;
+
+	if (strncmp(line, lead, sizeof(lead) - 1) || strncmp(line + sizeof(lead) - 1, path, n) ||
+	    line[sizeof(lead) - 1 + n] != ':')
+		return 0;
+	line += sizeof(lead) + n;
+	errno = 0;
+	k = strtoul(line, &end, 10);
+	return end != line && !strcmp(end, ":") && !errno ? (size_t)k : 0;
+}
+
+int
+nv_pch_fix_diags(const struct nv_pch *p, char *text, size_t *len, const char *input)
+{
+	char *out = NULL, *prev = NULL;
+	size_t olen = 0;
+	FILE *fp;
+	int rc = 0;
+
+	if (!p->skip)
+		return 0;
+	if (!(fp = open_memstream(&out, &olen)))
+		return -1;
+	/* the include stack of a header the entry holds: "from SRC:1:" (where
+	 * the entry comes in), "from ENTRY.cu:K:" (its K-th include); without
+	 * the entry, "from SRC:L:", L the line of the source's K-th include */
+	for (char *line = text, *nl; *line; line = nl) {
+		size_t k;
+
+		nl = strchr(line, '\n');
+		nl = nl ? (*nl = '\0', nl + 1) : line + strlen(line);
+		if ((k = included_from(line, p->src)) && prev && included_from(prev, input) == 1 && k <= p->nlines) {
+			free(prev);
+			prev = xasprintf("In file included from %s:%zu:", input, p->lines[k - 1]);
+			continue;
+		}
+		if (prev)
+			fprintf(fp, "%s\n", prev);
+		free(prev);
+		prev = xstrdup(line);
+	}
+	if (prev)
+		fprintf(fp, "%s\n", prev);
+	free(prev);
+	if (fclose(fp) || olen > *len || memmem(out, olen, p->key, strlen(p->key)))
+		rc = -1;
+	else
+		memcpy(text, out, (*len = olen) + 1);
+	free(out);
+	return rc;
+}
+
 int
 nv_pch_renames(const struct nv_pch *p)
 {
-	for (size_t i = 0; p->m && i < p->m->all.n; i++)
-		if (p->m->all.v[i][0] != '/')
+	for (size_t i = 0; p->m && i < p->m->deps.n; i++)
+		if (p->m->deps.v[i][0] != '/')
 			return 1;
 	return !p->m;
 }
@@ -1577,8 +1683,8 @@ nv_pch_release(struct nv_pch *p)
 	free(p->tmp_pch);
 	free(p->tmp_deps);
 	free(p->preamble);
-	free(p->base_key);
-	nv_strv_free(&p->base_deps);
+	free(p->probe);
+	free(p->lines);
 	man_free(p->m);
 	memset(p, 0, sizeof(*p));
 }

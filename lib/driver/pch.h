@@ -8,7 +8,7 @@
  * headers of them are kept in a cache directory of the user's own:
  *
  *   DIR/fe-KEY.pch    the precompiled header
- *   DIR/fe-KEY.man    its manifest: "nv-pch 2", the header's identity, and
+ *   DIR/fe-KEY.man    its manifest: "nv-pch 3", the header's identity, and
  *                     every name its build asked the file system about
  *                     (lib/base/trace.h) with the answer, a hash of each file
  *                     read; the -MD list of its build; or "off WHY": these
@@ -21,7 +21,7 @@
  *
  * KEY hashes nvcc-lite's version, the command, the environment clang reads
  * (CPATH and its siblings, SOURCE_DATE_EPOCH ...), the working directory
- * when the command names a relative path, and a chained entry's base.
+ * when the command names a relative path, and a prefix's header names.
  *
  * A hit is proof: every name the build looked up gives the same answer now
  * (a header found is the same file, or one with the same bytes; a header
@@ -29,7 +29,18 @@
  * not there; a listed directory is unchanged).  An entry is not stored when
  * a file it read changed during or just before its build ("too new"), when
  * the trace cannot vouch for the build, or when a header it read is not a
- * regular file.
+ * regular file.  Every file the build read is checked, under /dev, /proc
+ * and /sys, and in the cache directory, too; only the cache's own files
+ * (fe-KEY.*) and the program's own image and descriptors are not.
+ *
+ * A precompiled header freezes __BASE_FILE__, __DATE__, __TIME__ and
+ * __TIMESTAMP__ at its build.  The build includes a probe first,
+ * share/nvcc-lite/pch-probe.h, which marks them deprecated: clang then
+ * warns wherever a header expands one, however it is spelled (spliced,
+ * pasted), and a build that printed anything is not cached.  Clang warns
+ * of nothing in a system header, or under -w (the build then has
+ * -Wno-everything -Wdeprecated-pragma instead): there the headers' text,
+ * read through line splices and trigraphs, must not name one.
  *
  * Two kinds of entry: the command's, built on first use (its source empty:
  * the headers every source of the command includes first), and a
@@ -39,12 +50,17 @@
  * includes up to a stop are a prefix of the preamble.  A prefix's entry is
  * keyed by the command and the prefix's header names alone, so sources
  * that begin with the same headers share it whatever their comments.  It
- * is chained on the longest shorter prefix's entry there is, else on the
- * command's, and holds only what that one does not.  A compile takes the
- * longest prefix's entry that is fresh and skips that many bytes of its
- * source (clang's -preamble-bytes), so nothing is read twice.
+ * holds the command's headers too: a precompiled header chained on another
+ * (-include-pch while -emit-pch) loses clang's diagnostic state where a
+ * system header pushes and pops it (libstdc++'s deprecation warnings
+ * vanish), so no entry is chained.  A compile takes the longest prefix's
+ * entry that is fresh and skips that many bytes of its source (clang's
+ * -preamble-bytes), so nothing is read twice; the bytes skipped are those
+ * read here, and the compile is good only when the source is the same file
+ * after it (nv_pch_same_source).
  */
 #include <stddef.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "../base/util.h"
@@ -62,18 +78,21 @@ struct nv_preamble {
 		size_t bytes;           /* the source's bytes up to the stop */
 	} *stop;
 	size_t n;
+	size_t *line;           /* the line of each include in the source */
+	struct stat st;         /* the source's identity when it was read */
 };
 
 struct nv_pch {
 	char *dir, *key;
 	char *pch, *man, *src, *lock;
 	char *tmp_pch, *tmp_deps;       /* the build's outputs, renamed in on success */
+	char *probe;                    /* the header its build includes first (the tokens it
+	                                 * freezes: nv_drv_header_cache), not one of its headers */
 	char *preamble;                 /* a prefix's entry: its includes, */
 	size_t bytes;                   /* their length; NULL and 0 for the command's */
-	size_t from;                    /* its source: preamble from here (its base has the rest) */
-	size_t skip;                    /* the bytes of the compiled source it stands for */
-	char *base_key;                 /* a chained entry's base, */
-	struct nv_strv base_deps;       /* and the -MD list of its build (its bases' first) */
+	size_t skip;                    /* the bytes of the compiled source it stands for, */
+	struct stat src_st;             /* and that source's identity when they were read, */
+	size_t *lines, nlines;          /* the line of each include they hold */
 	struct nv_pch_man *m;           /* the manifest, once nv_pch_fresh has read it */
 	struct timespec t0;             /* the build's start, for "too new" */
 	int held;                       /* we hold the lock */
@@ -90,21 +109,24 @@ char *nv_pch_dir(void);
  * prefix up to stop under the command. */
 void nv_pch_init(struct nv_pch *p, const char *dir, char *const *argv, const struct nv_preamble *pre,
                  size_t stop);
-/* Make p an entry chained on base (the command's, or a shorter prefix's):
- * built with base's header included (-include-pch), it holds only what
- * base does not, and is stale when base is or when base's header changed. */
-void nv_pch_chain(struct nv_pch *p, const struct nv_pch *base);
 /* The preamble of the source at path in *pre: the number of its stops, 0
  * when it has none (then *pre holds nothing).  It ends at the first line
  * that holds anything but `#include <...>`, blank space and comments, or
- * that a backslash continues.  Quoted includes end it: they are found
- * beside the source, and the entry is built elsewhere. */
+ * that the lexer reads otherwise than its bytes say (a backslash, a
+ * trigraph).  Quoted includes end it: they are found beside the source,
+ * and the entry is built elsewhere.  A source that is not a regular file,
+ * or that changed just before or while it was read, has none. */
 size_t nv_pch_preamble(const char *path, struct nv_preamble *pre);
 void nv_preamble_free(struct nv_preamble *pre);
 /* 1 when the entry is there, whole, and every answer its build got is the
- * same now (the entries it is chained on too); *off set when the entry
- * says these headers are not cached.  A damaged or vanished entry is 0. */
+ * same now; *off set when the entry says these headers are not cached.  A
+ * damaged or vanished entry is 0. */
 int nv_pch_fresh(struct nv_pch *p, int *off);
+/* After a compile through p: is the source at src the file whose preamble
+ * p skipped, unchanged?  Else the compile may have skipped bytes of another
+ * version of it, and is done again without the entry.  1 when p skips
+ * nothing. */
+int nv_pch_same_source(const struct nv_pch *p, const char *src);
 /* 1 when the entry's flag set was compiled before (DIR/fe-KEY.seen); else
  * marks it and returns 0.  For a cache built on second use: a one-off
  * compile (each source with its own -I, as in a corpus) does not pay for
@@ -123,6 +145,9 @@ int nv_pch_lock(struct nv_pch *p);
 int nv_pch_commit(struct nv_pch *p, const struct nv_trace *trace, int ok, int quiet, const char **why);
 /* Release the lock and remove the temporaries (a build that never ran). */
 void nv_pch_abandon(struct nv_pch *p);
+/* The entry, fresh (nv_pch_fresh has read it), is not to be used: its
+ * manifest says "off WHY" from now on, its header is removed.  0 or -1. */
+int nv_pch_turn_off(struct nv_pch *p, const char *why);
 /* The entry failed a compile that succeeded without it: removed, so the
  * next compile builds it anew. */
 void nv_pch_drop(struct nv_pch *p);
@@ -131,6 +156,14 @@ void nv_pch_drop(struct nv_pch *p);
  * reached it by a relative one): then its diagnostics are not the same
  * text. */
 int nv_pch_renames(const struct nv_pch *p);
+/* A compile through p printed text (len bytes, NUL-ended): make it what
+ * the compile without p prints, in place.  The include stack of a header a
+ * prefix's entry holds goes through the entry's source (DIR/fe-KEY.cu:K,
+ * K the K-th include); it is put back to the line of input (the source as
+ * the command names it) that includes that header.  0, or -1 when
+ * something still names the cache: then the compile is done again without
+ * the entry. */
+int nv_pch_fix_diags(const struct nv_pch *p, char *text, size_t *len, const char *input);
 /* Rewrite the -MD/-MMD file a compile with the entry wrote into what the
  * compile without it writes: no line for the header's own source, and the
  * headers clang does not list from a precompiled header added back.

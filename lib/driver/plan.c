@@ -92,59 +92,111 @@ lang_of(const char *path)
 	return strcmp(nv_drv.lang, "c++") ? by_ext(nv_drv.lang) : LANG_CXX;
 }
 
-static char *stdin_copy, *stdin_data;
-static size_t stdin_len, stdin_at = (size_t)-1;
+/* The inputs read once, before anything runs: their bytes, then their
+ * copies in the run's directory. */
+static struct once {
+	size_t at;      /* which input */
+	char *data, *copy;
+	size_t len;
+} *onces;
+static size_t nonces;
 
 static void
-drop_stdin_copy(void)
+drop_copies(void)
 {
-	if (stdin_copy && !nv_drv.keep)
-		unlink(stdin_copy);
+	for (size_t i = 0; !nv_drv.keep && i < nonces; i++)
+		if (onces[i].copy)
+			unlink(onces[i].copy);
+}
+
+/* Does in name something that gives its bytes once: standard input ("-"),
+ * a name for a descriptor (/dev/stdin, /dev/fd/N, /proc/self/fd/N, which in
+ * the front end's process is another descriptor), or anything that is not
+ * a regular file (a pipe, a FIFO, <(...) in a shell)? */
+static int
+read_once(const char *in)
+{
+	struct stat st;
+
+	if (!strcmp(in, "-") || !strncmp(in, "/dev/fd/", 8) || !strncmp(in, "/dev/std", 8) ||
+	    (!strncmp(in, "/proc/", 6) && strstr(in, "/fd/")))
+		return 1;
+	return stat(in, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 /*
- * "-": the source on standard input, as nvcc takes it (-x cu -).  Read
- * here, before signals wait on the plan (a Ctrl-C at a terminal still
- * stops it); nv_drv_stdin_copy then puts it in the run's directory.
+ * Standard input ("-", as nvcc takes it: -x cu -), a pipe or a FIFO named
+ * as an input, read whole here, once, before signals wait on the plan (a
+ * Ctrl-C at a terminal still stops it); nv_drv_stdin_copy then puts each
+ * in the run's directory.
  */
 void
 nv_drv_read_stdin(void)
 {
+	int stdin_seen = 0;
+
 	for (size_t i = 0; i < nv_drv.inputs.n; i++) {
-		if (strcmp(nv_drv.inputs.v[i], "-"))
+		const char *in = nv_drv.inputs.v[i];
+		struct once *o;
+
+		if (!read_once(in))
 			continue;
-		if (stdin_at != (size_t)-1)
-			nv_usage_error("standard input ('-') can be an input once");
-		if (!nv_drv.lang)
-			nv_usage_error("a source on standard input ('-') needs -x cu, -x c++ or -x c");
-		stdin_at = i;
+		if (!strcmp(in, "-")) {
+			if (stdin_seen++)
+				nv_usage_error("standard input ('-') can be an input once");
+			if (!nv_drv.lang)
+				nv_usage_error("a source on standard input ('-') needs -x cu, -x c++ or -x c");
+		}
+		onces = xrealloc(onces, (nonces + 1) * sizeof(*onces));
+		o = &onces[nonces++];
+		memset(o, 0, sizeof(*o));
+		o->at = i;
+		if (nv_io_slurp(in, &o->data, &o->len))
+			nv_exit(NV_EXIT_ERROR);
 	}
-	if (stdin_at != (size_t)-1 && nv_io_slurp("-", &stdin_data, &stdin_len))
-		nv_exit(NV_EXIT_ERROR);
 }
 
 /*
- * The source read from standard input as stdin.cu (.cpp, .c) in the run's
- * directory, compiled from there: its outputs are named stdin.o,
- * stdin.ptx.  The header cache is left out: the copy's path is new on
- * every run.
+ * Each input read once as a file of the run's directory, compiled from
+ * there: standard input as stdin.cu (.cpp, .c, as -x says), /dev/fd/63 as
+ * 63.cu; its outputs are named for that (stdin.o, stdin.ptx).  The header
+ * cache is left out: the copy's path is new on every run.
  */
 void
 nv_drv_stdin_copy(struct nv_plan *p)
 {
 	const char *lang = nv_drv.lang;
-	char *name;
 
-	if (stdin_at == (size_t)-1)
+	if (!nonces)
 		return;
-	name = xasprintf("stdin.%s", !strcmp(lang, "cu") ? "cu" : !strcmp(lang, "c") ? "c" : "cpp");
-	stdin_copy = nv_plan_tmp(p, name);
-	free(name);
-	atexit(drop_stdin_copy);
-	if (nv_io_write(stdin_copy, stdin_data, stdin_len, 0, 0))
-		nv_exit(NV_EXIT_ERROR);
-	free(stdin_data);
-	nv_drv.inputs.v[stdin_at] = stdin_copy;
+	atexit(drop_copies);
+	for (size_t i = 0; i < nonces; i++) {
+		struct once *o = &onces[i];
+		const char *in = nv_drv.inputs.v[o->at], *slash = strrchr(in, '/');
+		char *base = !strcmp(in, "-") ? xstrdup("stdin") : xstrdup(slash ? slash + 1 : in), *name;
+
+		if (lang)
+			*strchrnul(base, '.') = '\0';
+		name = !lang ? xstrdup(base)
+		             : xasprintf("%s.%s", base, !strcmp(lang, "cu") ? "cu" : !strcmp(lang, "c") ? "c" : "cpp");
+		/* one name each: two inputs that share one get a number */
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(strrchr(onces[k].copy, '/') + 1, name)) {
+				char *again = xasprintf("%zu-%s", i, name);
+
+				free(name);
+				name = again;
+				break;
+			}
+		o->copy = nv_plan_tmp(p, name);
+		free(name);
+		free(base);
+		if (nv_io_write(o->copy, o->data, o->len, 0, 0))
+			nv_exit(NV_EXIT_ERROR);
+		free(o->data);
+		o->data = NULL;
+		nv_drv.inputs.v[o->at] = o->copy;
+	}
 	nv_drv.no_cache = 1;
 }
 
@@ -259,7 +311,10 @@ nv_drv_plan(struct nv_plan *p)
 		langs_in |= lang_of(nv_drv.inputs.v[i]);
 	check_tools(row, langs_in);
 	p->dir = nv_drv_self_dir();
-	if (nv_drv.keep)
+	/* -keep's files are made in the run's directory too, where no one
+	 * else can have put a link, and put in the keep directory at the end
+	 * (nv_drv_run); a -dryrun script writes there itself */
+	if (nv_drv.keep && nv_drv.dryrun)
 		p->tmp = xstrdup(nv_drv.keep_dir ? nv_drv.keep_dir : ".");
 	else if (nv_drv.dryrun)
 		p->tmp = xstrdup(NV_DRV_TMP_MARK);
@@ -366,26 +421,109 @@ nv_drv_clean(const struct nv_plan *p)
 	return rc;
 }
 
+/* A file named on the command line and what it is to the build. */
+struct named {
+	const char *path, *role;
+};
+
+static void
+add_named(struct named **v, size_t *n, const char *path, const char *role)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = (struct named){ path, role };
+}
+
+/* path as the file system names it: its directory's real path and its
+ * own name (the file need not exist), or path itself. */
+static char *
+canonical(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xasprintf("%.*s", (int)(slash - path + (slash == path)), path) : xstrdup(".");
+	char *real = realpath(dir, NULL), *out;
+
+	out = real ? xasprintf("%s/%s", strcmp(real, "/") ? real : "", slash ? slash + 1 : path) : xstrdup(path);
+	free(real);
+	free(dir);
+	return out;
+}
+
+/* Are a and b one file: the same one, or the same name for one to be?
+ * follow: through symbolic links (what is read), or not (what is written,
+ * replacing the name). */
+static int
+same_file(const char *a, const char *b, int follow)
+{
+	struct stat sa, sb;
+	char *ca, *cb;
+	int same;
+
+	if (follow ? !stat(a, &sa) && !stat(b, &sb) : !lstat(a, &sa) && !lstat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	ca = canonical(a);
+	cb = canonical(b);
+	same = !strcmp(ca, cb);
+	free(ca);
+	free(cb);
+	return same;
+}
+
+/*
+ * Every file named on the command line is an input or an output, and no
+ * output is an input or another output: -o k.cu, -fdevice-time-trace k.cu,
+ * -include inc.h -o inc.h, -optf opts -o opts, -MD -o k.d (the output and
+ * its dependency file) are refused before anything runs.
+ */
 void
 nv_drv_check_clobber(const struct nv_plan *p)
 {
-	struct nv_strv outs = { 0 };
+	struct named *in = NULL, *out = NULL;
+	size_t nin = 0, nout = 0;
 
-	user_outputs(p, &outs);
-	for (size_t o = 0; o < outs.n; o++) {
-		struct stat so, si;
+	for (size_t i = 0; i < nv_drv.inputs.n; i++)
+		add_named(&in, &nin, nv_drv.inputs.v[i], "input file");
+	for (size_t i = 0; i + 1 < nv_drv.cpp.n; i++)
+		if (!strcmp(nv_drv.cpp.v[i], "-include"))
+			add_named(&in, &nin, nv_drv.cpp.v[++i], "-include file");
+	for (size_t i = 0; i < nv_drv.optf.n; i++)
+		add_named(&in, &nin, nv_drv.optf.v[i], "options file");
+	for (size_t k = 1; k < p->installs.n; k += 2)
+		add_named(&out, &nout, p->installs.v[k], "output file");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nv_job *j = &p->jobs[i];
 
-		if (!strcmp(outs.v[o], "-") || stat(outs.v[o], &so) || !S_ISREG(so.st_mode))
-			continue;
-		for (size_t i = 0; i < nv_drv.inputs.n; i++)
-			if (stat(nv_drv.inputs.v[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-				nv_error("input file '%s' is the same as output file '%s'", nv_drv.inputs.v[i], outs.v[o]);
-				if (p->made_tmp)
-					nv_io_rm_tree(p->tmp);
-				nv_exit(NV_EXIT_ERROR);
-			}
+		if (!j->temporary && j->output)
+			add_named(&out, &nout, nv_job_final(p, j), "output file");
+		if (j->dev && j->dev->deps)
+			add_named(&out, &nout, j->dev->dep.file, "dependency file");
 	}
-	nv_strv_free(&outs);
+	if (nv_drv.deps && nv_drv.dep_file)
+		add_named(&out, &nout, nv_drv.dep_file, "dependency file");
+	if (nv_drv.time_file)
+		add_named(&out, &nout, nv_drv.time_file, "-time file");
+	if (nv_drv.time_trace)
+		add_named(&out, &nout, nv_drv.time_trace, "-fdevice-time-trace file");
+	for (size_t o = 0; o < nout; o++) {
+		const struct named *clash = NULL;
+
+		if (!strcmp(out[o].path, "-"))
+			continue;
+		for (size_t i = 0; !clash && i < nin; i++)
+			if (same_file(in[i].path, out[o].path, 1))
+				clash = &in[i];
+		for (size_t k = 0; !clash && k < o; k++)
+			if (strcmp(out[k].role, out[o].role) && same_file(out[k].path, out[o].path, 0))
+				clash = &out[k];
+		if (clash) {
+			nv_error("%s '%s' is the same as %s '%s'", clash->role, clash->path,
+			         out[o].role == clash->role ? "output file" : out[o].role, out[o].path);
+			if (p->made_tmp)
+				nv_io_rm_tree(p->tmp);
+			nv_exit(NV_EXIT_ERROR);
+		}
+	}
+	free(in);
+	free(out);
 }
 
 /* Every output can be written (its directory exists, it is not read-only),

@@ -12,6 +12,7 @@
  */
 #include "run.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,54 +255,71 @@ fe_chain(const struct nv_device *d, const struct nv_pch *pch, struct nv_drv_chai
  * the user sees; an entry that failed where the compile without it did not
  * is dropped.  0 or -1.
  */
+/* The try's diagnostics in err as the compile without the entry prints
+ * them (nv_pch_fix_diags): 0, or -1 when they cannot be. */
+static int
+fix_diags(const struct nv_pch *pch, int err, const char *input)
+{
+	size_t len;
+	char *text = nv_drv_diags_text(err, &len);
+	int rc = nv_pch_fix_diags(pch, text, &len, input);
+
+	if (!rc)
+		nv_drv_diags_set(err, text, len);
+	free(text);
+	return rc;
+}
+
 static int
 front_end(const struct nv_job *j, struct nv_strv *paths)
 {
 	const struct nv_device *d = j->dev;
 	struct nv_drv_chain c;
 	struct nv_pch pch = { 0 };
-	char *err = tmp_file(d, "pch.err");
+	int err = nv_drv_diags_new();
 	const char *use = nv_drv_header_cache(d->cache, j->input, j->arch, &pch, err, paths);
-	struct stat st;
-	int rc, said;
+	size_t len;
+	int rc, said, ok;
 
-	free(err);
-	err = tmp_file(d, "fe.err");
 	fe_chain(d, use ? &pch : NULL, &c);
-	nv_strv_push(paths, err);
 	nv_drv_sig_paths(paths);
 	if (!use) {
 		rc = nv_drv_run_saying(&c, err, j->input);
-		free(err);
+		close(err);
+		nv_pch_release(&pch);
 		return rc;
 	}
-	c.err_file = err;
+	c.err_fd = err;
 	c.quiet = 1;
 	rc = nv_drv_run_one(&c);
-	said = stat(err, &st) == 0 && st.st_size > 0;
-	if (!rc && (!said || !nv_pch_renames(&pch))) {
+	free(nv_drv_diags_text(err, &len));
+	said = len > 0;
+	/* a source saved while it compiled, or a diagnostic that names the
+	 * entry's files: the try's bytes are not the compile's */
+	ok = !rc && nv_pch_same_source(&pch, j->input) &&
+	     (!said || (!nv_pch_renames(&pch) && !fix_diags(&pch, err, j->input)));
+	if (ok) {
 		if (said && nv_drv_say_once(err, j->input))
 			rc = -1;
-		unlink(err);
 		if (!rc && d->deps &&
 		    nv_pch_fix_deps(&pch, d->fe_deps, j->input, nv_drv.deps == 1, nv_drv.dep_phony)) {
 			nv_error("cannot rewrite the dependency file '%s'", d->dep.file);
 			rc = -1;
 		}
-		free(err);
-		return rc;
+	} else {
+		fe_chain(d, NULL, &c);
+		c.quiet = 0;
+		if (!nv_drv_run_saying(&c, err, j->input)) {
+			if (rc)
+				nv_pch_drop(&pch);
+			rc = 0;
+		} else {
+			rc = -1;
+		}
 	}
-	unlink(err);
-	fe_chain(d, NULL, &c);
-	c.quiet = 0;
-	if (!nv_drv_run_saying(&c, err, j->input)) {
-		if (rc)
-			nv_pch_drop(&pch);
-		free(err);
-		return 0;
-	}
-	free(err);
-	return -1;
+	close(err);
+	nv_pch_release(&pch);
+	return rc;
 }
 
 /* Phase II in n parts, n > 1: nv-split, the parts at once, the join. */
@@ -346,8 +364,12 @@ device_chains(const struct nv_job *j)
 
 	job_paths(d, nparts, &paths);
 	nv_drv_sig_paths(&paths);
+	if (d->fe_trace)
+		nv_strv_push(&paths, d->fe_trace);
 	if (d->fe.n)
 		rc = front_end(j, &paths);
+	if (!rc && d->fe_trace && nv_io_install(d->fe_trace, nv_drv.time_trace))
+		rc = -1;
 	if (!rc) {
 		c = d->p1;
 		rc = run_chain(&c);
@@ -406,12 +428,17 @@ print_device(const struct nv_job *j)
 
 	if (d->fe.n) {
 		struct nv_pch pch = { 0 };
-		char *err = tmp_file(d, "pch.err");
-		const char *use = nv_drv_header_cache(d->cache, j->input, j->arch, &pch, err, NULL);
+		const char *use = nv_drv_header_cache(d->cache, j->input, j->arch, &pch, 0, NULL);
 
 		fe_chain(d, use ? &pch : NULL, &c);
 		nv_drv_show_chain(stdout, &c, "");
-		free(err);
+		nv_pch_release(&pch);
+		if (d->fe_trace) {
+			char *av[] = { "mv", "-f", d->fe_trace, (char *)nv_drv.time_trace, NULL };
+
+			nv_drv_print_cmd(stdout, av);
+			putchar('\n');
+		}
 	}
 	nv_drv_show_chain(stdout, &d->p1, "");
 	if (!d->p1_out)
@@ -436,33 +463,33 @@ print_device(const struct nv_job *j)
  * compile without it would print otherwise.
  */
 static int
-run_host(struct nv_plan *p, const struct nv_job *j)
+run_host(const struct nv_job *j)
 {
 	struct nv_pch pch = { 0 };
 	struct nv_strv paths = { 0 };
 	struct nv_job t = *j;
-	char *stem = nv_drv_stem(j->input), *name = xasprintf("%s.host-pch.err", stem);
-	char *err = nv_plan_tmp(p, name), *said = xasprintf("%s.said", err);
+	int err = nv_drv_diags_new();
 	const char *use = nv_drv_header_cache(j->cache, j->input, j->arch, &pch, err, &paths);
-	struct stat st;
+	size_t len;
 	int rc = -1, printed;
 
 	if (use) {
 		int tried;
 
-		nv_strv_push(&paths, said);
 		nv_drv_sig_paths(&paths);
 		t.argv = nv_drv_with_pch(j->argv, j->cache_at, &pch);
-		tried = nv_drv_try_tool(&t, said);
-		printed = stat(said, &st) == 0 && st.st_size > 0;
-		if (!tried && !printed)
+		tried = nv_drv_try_tool(&t, err);
+		free(nv_drv_diags_text(err, &len));
+		printed = len > 0;
+		if (!tried && !nv_pch_same_source(&pch, j->input))
+			rc = -1; /* saved while it compiled: again */
+		else if (!tried && !printed)
 			rc = 0;
-		else if (!tried && !nv_pch_renames(&pch))
-			rc = nv_drv_say_once(said, j->input);
-		unlink(said);
+		else if (!tried && !nv_pch_renames(&pch) && !fix_diags(&pch, err, j->input))
+			rc = nv_drv_say_once(err, j->input);
 		if (rc) {
 			/* again without the entry, the compile the user sees */
-			rc = nv_drv_run_tool_saying(j, said);
+			rc = nv_drv_run_tool_saying(j, err);
 			if (tried && !rc)
 				nv_pch_drop(&pch);
 		}
@@ -470,19 +497,15 @@ run_host(struct nv_plan *p, const struct nv_job *j)
 			free(*a);
 		free(t.argv);
 	} else {
-		nv_strv_push(&paths, said);
 		nv_drv_sig_paths(&paths);
-		rc = nv_drv_run_tool_saying(j, said);
+		rc = nv_drv_run_tool_saying(j, err);
 	}
 	for (size_t i = 0; i < paths.n; i++)
 		unlink(paths.v[i]);
 	nv_drv_sig_paths(NULL);
 	nv_pch_release(&pch);
 	nv_strv_free(&paths);
-	free(said);
-	free(err);
-	free(name);
-	free(stem);
+	close(err);
 	return rc;
 }
 
@@ -524,11 +547,49 @@ check_output(const struct nv_plan *p, const struct nv_job *j)
 	return -1;
 }
 
+/* -keep: every file of the run's directory put in the keep directory, as
+ * each output is put in place (renamed over what is there: a link planted
+ * there is replaced, not followed).  0, or -1 after an error. */
+static int
+keep_all(const char *tmp)
+{
+	const char *to = nv_drv.keep_dir ? nv_drv.keep_dir : ".";
+	DIR *d = opendir(tmp);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *from = xasprintf("%s/%s", tmp, de->d_name), *dest;
+		struct stat st;
+
+		if (lstat(from, &st) || !S_ISREG(st.st_mode)) {
+			free(from);
+			continue;
+		}
+		dest = xasprintf("%s/%s", to, de->d_name);
+		if (nv_io_install(from, dest))
+			rc = -1;
+		free(dest);
+		free(from);
+	}
+	closedir(d);
+	return rc;
+}
+
 int
 nv_drv_run(struct nv_plan *p)
 {
 	struct nv_strv temps = { 0 };
 	int rc = 0;
+
+	/* the tools' own temporaries (g++'s ccXXXX.s) in the run's directory
+	 * too, which goes whole at the end, or when a signal stops the run */
+	nv_plan_tmp_dir(p);
+	nv_drv_sig_dir(p->tmp);
+	if (setenv("TMPDIR", p->tmp, 1))
+		nv_fatal("cannot set TMPDIR:");
 
 	for (size_t i = 0; i < p->n && !rc; i++) {
 		const struct nv_job *j = &p->jobs[i];
@@ -542,7 +603,7 @@ nv_drv_run(struct nv_plan *p)
 		rc = seed(p, j);
 		if (!rc)
 			rc = j->act == NV_ACT_DEVICE ? run_device(j)
-			     : j->act == NV_ACT_HOST ? run_host(p, j)
+			     : j->act == NV_ACT_HOST ? run_host(j)
 			                             : nv_drv_run_tool(j);
 		if (!rc)
 			rc = check_output(p, j);
@@ -559,6 +620,8 @@ nv_drv_run(struct nv_plan *p)
 		unlink(p->temps.v[i]);
 	nv_drv_sig_temps(NULL);
 	nv_strv_free(&temps);
+	if (nv_drv.keep && p->made_tmp && keep_all(p->tmp))
+		rc = -1;
 	/* the run's directory goes whole, whatever a tool left in it */
 	if (p->made_tmp)
 		nv_io_rm_tree(p->tmp);
