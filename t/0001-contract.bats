@@ -56,6 +56,7 @@ setup_file() {
 	done
 }
 
+# bats test_tags=slow
 @test "every stage rejects truncated bitcode with exit 1 and one line" {
 	for n in 8 100 1000; do
 		head -c "$n" "$GOOD_BC" >"$BATS_TEST_TMPDIR/trunc$n.bc"

@@ -8,6 +8,7 @@ knob_rows() {
 	sed -n 's/^\(LLVM_\)\{0,1\}KNOB([A-Z0-9_]*, "\([^"]*\)", \([A-Z_| ]*\),.*/\2 \3/p' "$TOP/lib/base/knobs.def"
 }
 
+# bats test_tags=slow
 @test "knobs.def has rows and every row is listed in its owner's --help" {
 	[ "$(knob_rows | wc -l)" -gt 0 ]
 	while read -r name stages; do

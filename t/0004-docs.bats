@@ -8,6 +8,7 @@ options() {
 	"$1" --help | sed -n 's/^  \(-[A-Za-z][^ ,=[]*\).*/\1/p' | sed 's/0\.\.3$//'
 }
 
+# bats test_tags=slow
 @test "every program has a man page that documents each of its options and knobs" {
 	for p in $(stages) nvcc-lite; do
 		man="$TOP/share/man/man1/$p.1"
@@ -19,6 +20,7 @@ options() {
 	done
 }
 
+# bats test_tags=slow
 @test "a man page documents no option its program rejects" {
 	for p in $(stages) nvcc-lite; do
 		man="$TOP/share/man/man1/$p.1"

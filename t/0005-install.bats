@@ -4,6 +4,9 @@
 
 load helper
 
+# the tests rewrite lib/libnv.pc in the tree (make install PREFIX=...): one at a time
+BATS_NO_PARALLELIZE_WITHIN_FILE=true
+
 setup_file() {
 	export DEST="$BATS_FILE_TMPDIR/root" PREFIX=/opt/nvcc-lite
 	make -C "$TOP" -s install DESTDIR="$DEST" PREFIX="$PREFIX" >/dev/null
@@ -82,6 +85,7 @@ C
 	assert_output --partial "count: error: input module"
 }
 
+# bats test_tags=slow
 @test "every installed header compiles alone with pkg-config's flags, as <nv/LAYER/NAME.h>" {
 	command -v pkg-config >/dev/null || skip "pkg-config is not installed"
 	cd "$BATS_TEST_TMPDIR"

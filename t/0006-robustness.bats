@@ -5,6 +5,7 @@
 
 load helper
 
+# bats test_tags=slow
 @test "bitcode that crashes LLVM's reader is one error line, not a crash" {
 	for f in "$FIXTURES"/crash-reader-43.bc "$FIXTURES"/crash-reader-47.bc; do
 		for p in $(stages); do
@@ -35,6 +36,7 @@ load helper
 	done
 }
 
+# bats test_tags=slow
 @test "mutated bitcode never crashes a stage (fixed seeds)" {
 	command -v python3 >/dev/null || skip "python3 is not installed"
 	bc=$(fixture_bc saxpy)
@@ -72,6 +74,7 @@ nest() {
 		print "exit:\n  ret void\n}" }'
 }
 
+# bats test_tags=slow
 @test "a 100000-block function goes through every stage, and liveness declines it cleanly" {
 	chain 100000 >"$BATS_TEST_TMPDIR/chain.ll"
 	for p in $(stages); do
@@ -98,6 +101,7 @@ nest() {
 	[[ "$stderr" == *"Loop at depth 50 containing: %h49<header>"* ]] || fail "$stderr"
 }
 
+# bats test_tags=slow
 @test "a write error is an error exit, not a silent truncation (/dev/full)" {
 	bc=$(fixture_bc saxpy)
 	for p in $(stages); do

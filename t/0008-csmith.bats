@@ -12,6 +12,7 @@ setup() {
 	command -v csmith >/dev/null || skip "csmith is not installed"
 }
 
+# bats test_tags=slow
 @test "random C programs keep their meaning through every stage configuration, and every configuration fires (fixed sample)" {
 	run bash "$TOP/t/csmith.sh" -n 2 -s 1 -j 2
 	echo "$output" >&3
@@ -28,6 +29,7 @@ setup() {
 	done
 }
 
+# bats test_tags=slow
 @test "the harness tells a broken stage apart (it can fail)" {
 	# a stage that turns every add into a sub must be caught
 	sed 's/^	"reflect|.*/	"broken|c fp|llvm-dis \\$in -o - | sed s\/add\\\\ i32\/sub\\\\ i32\/ | llvm-as -o \\$out"/' \
@@ -55,6 +57,7 @@ setup() {
 	assert_line "FAIL config idle made no transformations in 1 programs"
 }
 
+# bats test_tags=slow
 @test "the driver path fails when ptxas refuses the PTX" {
 	command -v ptxas >/dev/null || skip "ptxas is not installed"
 	# PTX for another target than the ptxas line's -arch=sm_90

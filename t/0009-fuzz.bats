@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# bats file_tags=slow
 # Fuzzing smoke: bin/fuzz-ir (libFuzzer, ASan+UBSan) over textual IR seeded
 # with the fixtures, once per stage (NV_FUZZ_STAGE); any crash, sanitizer
 # report, broken liveness equation, module left invalid or function lost
@@ -7,10 +8,17 @@
 
 load helper
 
+have_libfuzzer() {
+	[ -f /usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a ]
+}
+
+# built once, before the tests run side by side
+setup_file() {
+	! have_libfuzzer || make -s --no-print-directory -C "$TOP" bin/fuzz-ir
+}
+
 fuzz_stage() {
-	[ -f /usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
-		skip "libclang-rt-22-dev (libFuzzer) is not installed"
-	make -s --no-print-directory -C "$TOP" bin/fuzz-ir
+	have_libfuzzer || skip "libclang-rt-22-dev (libFuzzer) is not installed"
 	mkdir "$BATS_TEST_TMPDIR/corpus"
 	cp "$FIXTURES"/*.ll "$BATS_TEST_TMPDIR/corpus/"
 	NV_FUZZ_STAGE=$1 run "$TOP/bin/fuzz-ir" -runs="$2" -seed=1 -max_len=4096 -dict="$TOP/t/fuzz/ir.dict" \

@@ -48,6 +48,7 @@ setup() {
 	done
 }
 
+# bats test_tags=slow
 @test "every stage's remark YAML is read by llvm-remarkutil" {
 	for p in nv-link nv-reflect nv-inline nv-opt nv-vectorize nv-unroll nv-llc; do
 		ls rem/k.*-"$p".opt.yaml >/dev/null 2>&1 || fail "$p wrote no remarks"

@@ -9,6 +9,7 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+# bats test_tags=slow
 @test "the example project builds every kernel with make -j and rebuilds nothing the second time" {
 	cp -r "$TOP/share/examples" ex
 	cp "$TOP/share/nvcc-lite.mk" .
@@ -36,6 +37,7 @@ setup() {
 	assert_file_not_exists "$TOP/share/examples/build"
 }
 
+# bats test_tags=slow
 @test "editing a header rebuilds the kernels that include it, and only those" {
 	mkdir -p src
 	echo '#define SCALE 2.0f' >src/scale.h
@@ -69,6 +71,7 @@ MK
 	assert_output --partial "-o out/src/a.ptx"
 }
 
+# bats test_tags=slow
 @test "make's jobserver reaches nvcc-lite through the rules' '+'" {
 	mkdir -p src
 	for n in a b c; do printf '__global__ void %s(float *p) { p[0] = 1.0f; }\n' $n >src/$n.cu; done

@@ -28,6 +28,7 @@ copy_tree() {
 	assert_equal "$(ls "$TOP"/lib/*.[ch] 2>/dev/null)" ""
 }
 
+# bats test_tags=slow
 @test "the check fails on an include of a layer above the file's own" {
 	copy_tree
 	run sh "$TOP/t/layers.sh" .
@@ -38,6 +39,7 @@ copy_tree() {
 	assert_line 'layers: lib/base/util.c includes "../driver/plan.h", of driver, above base'
 }
 
+# bats test_tags=slow
 @test "the check fails on an include cycle between files, and on an include of a file listed later" {
 	copy_tree
 	# io includes diag: diag including io closes a circle
@@ -54,6 +56,7 @@ copy_tree() {
 	assert_line 'layers: lib/driver/plan.c includes "run.h", listed after it in driver/README.md'
 }
 
+# bats test_tags=slow
 @test "the check fails on a file outside the layers or the lists, and on an include not relative to the file" {
 	copy_tree
 	touch lib/stray.c lib/ir/stray.c

@@ -232,6 +232,7 @@ calls() {
 	"$(ptxas_bin)" -arch=sm_90 "$BATS_TEST_TMPDIR/k.ptx" -o /dev/null
 }
 
+# bats test_tags=slow
 @test "nv-inline gives the same bytes run after run when the inliner frees what it inlined (Thrust's sort)" {
 	local cuda=${CUDA_PATH:-/usr/local/cuda}
 	[ -f "$cuda/include/thrust/sort.h" ] || [ -f "$cuda/include/cccl/thrust/sort.h" ] || skip "no CUDA with Thrust"

@@ -416,6 +416,7 @@ regs() {
 
 # issue 45 item 3, after llm.c's softmax_autoregressive_backward_kernel7;
 # measured 2026-11-28: nvcc 13.0 26 registers, nvcc-lite 25 without, 24 with
+# bats test_tags=slow
 @test "loop-through: the write-back's row offsets are recomputed after the first loop, fewer registers than without and no more than nvcc" {
 	need_cuda
 	have_nvcc || skip "nvcc is not installed"
@@ -454,6 +455,7 @@ regs() {
 
 # issue 45 item 6; measured 2026-11-28: nvcc 13.0 32 registers, nvcc-lite
 # 44 without pins, 32 with
+# bats test_tags=slow
 @test "call pins: a sum over an unrolled loop of pow() takes fewer registers than without them and no more than nvcc" {
 	need_cuda
 	have_nvcc || skip "nvcc is not installed"

@@ -62,6 +62,7 @@ same_unrolled() {
 	assert_output "$want"
 }
 
+# bats test_tags=slow
 @test "a #pragma unroll loop of 64 trips over a register tile is unrolled by 32, not fully (cicc too)" {
 	# the tile is a local array indexed by the inner loops, as WMMA fragments
 	# are in the tensor-core GEMM samples: once those loops are unrolled SROA
@@ -115,6 +116,7 @@ same_unrolled() {
 	fi
 }
 
+# bats test_tags=slow
 @test "a local array the loop indexes with its IV still multiplies the pragma budget x6 (cicc too)" {
 	# 64 trips of ~520 cost units: over 32768, within 6 x 32768
 	{
@@ -205,6 +207,7 @@ same_unrolled() {
 	fi
 }
 
+# bats test_tags=slow
 @test "a loop of at most 7 trips (i < (n & 7)) stays rolled, as cicc leaves it" {
 	cat >"$BATS_TEST_TMPDIR/ub.cu" <<-'CU'
 	__global__ void ub(float *out, const float *in, int n) {
@@ -392,6 +395,7 @@ same_unrolled() {
 	fi
 }
 
+# bats test_tags=slow
 @test "loops through cuda_bf16.hpp's asm and __ldcs are unrolled x4 and unswitched as cicc (asm not convergent); a run-time step with asm stays rolled" {
 	# clang marks every asm convergent and not willreturn: no remainder
 	# loop, no unswitching, no trip count; nvcc's front end marks none.
@@ -427,6 +431,7 @@ same_unrolled() {
 	fi
 }
 
+# bats test_tags=slow
 @test "a runtime unroll's budget is cicc's 202: x4 up to a body of 50 units, x2 up to the gate of 95; __expf counts one" {
 	# k float multiply-adds, or k __expf, stepping by 32 from threadIdx.x
 	{
@@ -450,6 +455,7 @@ same_unrolled() {
 	fi
 }
 
+# bats test_tags=slow
 @test "a known trip count's partial budget is cicc's 202 too: x16 up to a body of 12 units, x2 up to 98" {
 	# k float multiply-adds a trip, 64 trips (t64) or an odd count (t11, t63)
 	{
@@ -495,6 +501,7 @@ same_unrolled() {
 	fi
 }
 
+# bats test_tags=slow
 @test "a block-stride loop (i += block_size) is unrolled x4 at run time, as cicc; i += blockDim.x, which may wrap, stays rolled" {
 	# llm.c's softmax kernels: int block_size = blockDim.x; for (i = tid; i < C;
 	# i += block_size).  cicc counts the loop with a division and unrolls it
@@ -537,6 +544,7 @@ same_unrolled() {
 	fi
 }
 
+# bats test_tags=slow
 @test "a block-stride loop below a constant (i < 256; i += blockDim.x) stays rolled, as cicc leaves it, though LLVM infers its add cannot wrap; int bs = blockDim.x is unrolled x4" {
 	# bench's histogram_shared zeroes its bins so; unrolled, its count's
 	# division made the kernel 1.09x nvcc's time on an H100
@@ -577,6 +585,7 @@ same_unrolled() {
 	fi
 }
 
+# bats test_tags=slow
 @test "a grid-stride loop with atomics, a fence or a volatile access stays rolled, as cicc leaves it; storing plainly it is unrolled" {
 	# bench's histogram_shared: cicc counts no run-time step in a loop with
 	# ordered memory operations (measured on each kind)
@@ -681,6 +690,7 @@ same_unrolled() {
 	same_unrolled r 'unrolled with a .* remainder by a factor of 4' 2
 }
 
+# bats test_tags=slow
 @test "an unsigned or size_t IV stepping by 32 stays rolled, as cicc leaves it; int i += 32 is unrolled x4 (nv-unroll-runtime-may-wrap)" {
 	# issue 45 item 7: with no nsw on the add, cicc's SCEV (no mustprogress
 	# loops) cannot rule out i += 32 wrapping past n and counts no such loop;

@@ -87,6 +87,7 @@ LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	[[ "$stderr" == *"2 functions linked from '$LIBDEVICE'"* ]] || fail "$stderr"
 }
 
+# bats test_tags=slow
 @test "a corrupt --libdevice=PATH is one error line, never a crash" {
 	[ -f "$LIBDEVICE" ] || skip "CUDA's libdevice is not installed"
 	echo 'not bitcode' >"$BATS_TEST_TMPDIR/text.bc"

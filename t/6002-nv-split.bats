@@ -139,6 +139,7 @@ LL
 	cmp m1.ptx dry.ptx
 }
 
+# bats test_tags=slow
 @test "local symbols PTX cannot spell (printf's .str) get the same PTX names whatever N" {
 	cat >g.cu <<'EOF'
 #include <cstdio>
@@ -155,6 +156,7 @@ EOF
 	if command -v ptxas >/dev/null; then ptxas -arch=sm_90 g3.ptx -o g3.cubin; fi
 }
 
+# bats test_tags=slow
 @test "-keep keeps the parts and each Phase II step of each part" {
 	nvcc-lite -ptx -keep -arch=sm_90 -split-compile=2 "$MANY" -o kept.ptx 2>/dev/null
 	assert_file_exists many.split.0.bc
@@ -168,6 +170,7 @@ EOF
 	cmp kept.ptx plain.ptx
 }
 
+# bats test_tags=slow
 @test "-save-remarks names part K's files BASE.K.N-STAGE, and the -dryrun script does too" {
 	nvcc-lite -ptx -arch=sm_90 -split-compile=2 -save-remarks rem "$MANY" -o r.ptx 2>/dev/null
 	assert_file_exists rem/many.0.13-nv-remat.opt.yaml

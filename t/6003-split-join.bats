@@ -104,6 +104,7 @@ EOF
 	done
 }
 
+# bats test_tags=slow
 @test "templates, statics, __shared__, __constant__ and weak symbols: N=1..8 give N=1's PTX and nvcc's kernels" {
 	src=$FIXTURES/split-templates.cu
 	nvcc-lite -ptx -arch=sm_90 -split-compile=1 "$src" -o 1.ptx

@@ -165,6 +165,7 @@ setup_file() {
 	[[ "$stderr" == "nv-llc: error: invalid value '-1' for knob -slsr-max-function-size"* ]] || fail "$stderr"
 }
 
+# bats test_tags=slow
 @test "a function where LSR makes eight more 64-bit IVs and more pressure gets the codegen IR passes without it; the rest keep it" {
 	for k in 1 0; do
 		run --separate-stderr nvcc-lite -ptx -arch=sm_90 -O3 "$FIXTURES/lsr.cu" -o "$BATS_TEST_TMPDIR/l$k.ptx" \

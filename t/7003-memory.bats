@@ -79,6 +79,7 @@ theirs() {
 	refute_output --partial late-memory
 }
 
+# bats test_tags=slow
 @test "a local array that stays in local memory: .align 16 depot, written by 12 st.local.v4 (cicc's probe)" {
 	ours local_depot
 	f="$BATS_TEST_TMPDIR/local_depot.ptx"

@@ -63,6 +63,7 @@ kregs() {
 	done
 }
 
+# bats test_tags=slow
 @test "a sorting network and a merge step's exchange get min/max and selp, no branch, and no more registers than cicc's" {
 	F="$FIXTURES/select-cx.cu"
 	CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O3 "$F" -o "$BATS_TEST_TMPDIR/on.ptx"

@@ -22,6 +22,7 @@ kregs() {
 		awk -v k="$1" '/Compiling entry/ { on = index($0, "'"'"'" k) > 0 } on && /Used/ { print $5; exit }'
 }
 
+# bats test_tags=slow
 @test "a grid-stride loop's branch on a kernel argument and a GEMM epilogue's beta == 0 are unswitched, threadIdx's is not" {
 	F="$FIXTURES/unswitch.cu"
 	run --separate-stderr env CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 -O3 -lineinfo "$F" \

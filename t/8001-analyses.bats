@@ -21,6 +21,7 @@ setup_file() {
 	done
 }
 
+# bats test_tags=slow
 @test "dominators, post-dominators, loops and trip counts agree with LLVM on kernels and loop shapes" {
 	run bash "$TOP/t/loops-vs-llvm.sh" "$CORPUS"/*.rot.bc "$CORPUS"/*.while.bc
 	echo "$output" >&3
@@ -29,6 +30,7 @@ setup_file() {
 	refute_line --partial "0 in LLVM, 0 in ours"
 }
 
+# bats test_tags=slow
 @test "the same on all of libdevice" {
 	ld=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
 	[ -f "$ld" ] || skip "CUDA's libdevice is not installed"
@@ -38,6 +40,7 @@ setup_file() {
 	assert_line --regexp '^loops: [0-9]+ in LLVM, [0-9]+ in ours, 0 differing$'
 }
 
+# bats test_tags=slow
 @test "the same on llvm-stress modules (random CFGs)" {
 	for i in $(seq 1 25); do
 		llvm-stress -seed="$i" -size=$((100 + 7 * i)) -o "$BATS_TEST_TMPDIR/s$i.ll"

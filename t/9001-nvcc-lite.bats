@@ -28,6 +28,7 @@ setup() {
 	done
 }
 
+# bats test_tags=slow
 @test "without CUDA headers the shim compiles every example kernel" {
 	for cu in "$TOP"/share/examples/*.cu; do
 		run env CUDA_PATH=/nonexistent nvcc-lite -ptx -arch=sm_90 "$cu" -o shim.ptx -v
@@ -137,6 +138,7 @@ setup() {
 	assert_file_not_exists sig.ptx
 }
 
+# bats test_tags=slow
 @test "a stage that exits with a status no stage uses is named by the driver" {
 	mkdir -p fake/bin
 	ln -s "$TOP/share" fake/share
@@ -149,6 +151,7 @@ setup() {
 	assert_file_not_exists st.ptx
 }
 
+# bats test_tags=slow
 @test "-split-compile: one part's stage killed is one failure, not its stopped siblings too" {
 	cp "$FIXTURES/split-templates.cu" s.cu
 	mkdir -p fake/bin
@@ -164,6 +167,7 @@ setup() {
 	assert_file_not_exists s.ptx
 }
 
+# bats test_tags=slow
 @test "stages start with SIGPIPE as a shell gives it: clang whose reader died prints no crash report" {
 	# a front end of 20000 functions (more than a pipe holds) whose output
 	# goes through a reader that dies early, as a stage dying mid-chain
@@ -199,6 +203,7 @@ SH
 	assert_equal "$stderr" "nvcc-lite: error: unknown GPU architecture 'sm_91'; did you mean 'sm_90'?"
 }
 
+# bats test_tags=slow
 @test "nvcc's spellings of flags are accepted" {
 	run nvcc-lite -ptx --gpu-architecture sm_90 -O 2 --output-file long.ptx -DSCALE=2 -I . k.cu
 	assert_success
@@ -228,6 +233,7 @@ SH
 	assert_equal "$stderr" "nvcc-lite: error: unknown knob '-nvptx-prec-divf3=0' in -Xcicc; did you mean '-nvptx-prec-divf32=0'?"
 }
 
+# bats test_tags=slow
 @test "-MD writes make dependencies beside the output, as nvcc; -MMD -MP -MF -MT as gcc" {
 	mkdir -p inc out
 	echo '#define SCALE 2.0f' >inc/scale.h
@@ -252,6 +258,7 @@ SH
 	assert_output "$(printf 'out/f.ptx: d.bc\n\nd.bc:')"
 }
 
+# bats test_tags=slow
 @test "-emit-llvm writes optimized bitcode, -cubin a cubin" {
 	run nvcc-lite -arch=sm_90 -emit-llvm k.cu
 	assert_success
@@ -302,6 +309,7 @@ SH
 	done
 }
 
+# bats test_tags=slow
 @test "make demo's script compiles every example and prints a row per kernel" {
 	run env DEMO_OUT="$BATS_TEST_TMPDIR/demo" sh "$TOP/share/examples/demo.sh"
 	assert_success
@@ -324,6 +332,7 @@ SH
 	assert_file_not_exists in.0-cudafe.bc
 }
 
+# bats test_tags=slow
 @test "SIGTERM to nvcc-lite stops its stages and leaves no output" {
 	mkdir -p slow/bin
 	ln -s "$TOP/share" slow/share
@@ -343,6 +352,7 @@ SH
 	assert_file_not_exists slow.ptx
 }
 
+# bats test_tags=slow
 @test "SIGINT or SIGTERM mid-build leaves neither the output nor its -MD file" {
 	mkdir -p slow/bin
 	ln -s "$TOP/share" slow/share

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# bats file_tags=serial
 # nvcc-lite under GNU make's jobserver (make 4.3's pipe, make 4.4's fifo):
 # never more stages computing than make's -j, every token given back, also
 # when a compile fails or the build is interrupted.
@@ -56,6 +57,7 @@ setup() {
 		"${PLUS-+}" >Makefile
 }
 
+# bats test_tags=slow
 @test "make -j2 and -j3: never more stages computing than -j, every token back" {
 	for j in 2 3; do
 		echo 0 >"$W/peak"
@@ -73,6 +75,7 @@ setup() {
 	cmp serial.ptx f0.ptx
 }
 
+# bats test_tags=slow
 @test "a compile that fails in Phase II gives every token back" {
 	printf 'f2.ptx: export NVL_FAIL = nv-unroll\n' >>Makefile
 	run make -k -j3 LITE="$W/bin/nvcc-lite"
@@ -105,6 +108,7 @@ setup() {
 	assert_file_not_exists f0.ptx
 }
 
+# bats test_tags=slow
 @test "without '+' on the recipe line (CMake's Makefiles): make -j4 prints nothing extra, each compile serial" {
 	PLUS= setup
 	run --separate-stderr make -s -j4 LITE="$W/bin/nvcc-lite"
@@ -128,6 +132,7 @@ setup() {
 	[ "$(cat "$W/peak")" -ge 2 ] || fail "the jobserver was not used"
 }
 
+# bats test_tags=slow
 @test "make 4.4's fifo: a fifo made and filled here, all tokens back after" {
 	mkfifo fifo
 	exec 7<>fifo
@@ -142,6 +147,7 @@ setup() {
 	exec 7>&-
 }
 
+# bats test_tags=slow
 @test "MAKEFLAGS: the last auth wins, -j alone or make -n means no jobserver, -jobserver requires one" {
 	MAKEFLAGS=" -j3 --jobserver-auth=fifo:$PWD/nonexistent --jobserver-auth=-2,-2" run nvcc-lite -ptx -arch=sm_90 f0.cu -o a.ptx
 	assert_success

@@ -83,6 +83,7 @@ EOF
 	grep -q '.global .attribute(.managed) .align 4 .b8 table\[16\];' lite.ptx
 }
 
+# bats test_tags=slow
 @test "CUB block primitives and the cache-hinted stores clang lacks compile" {
 	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
 	cat >cub.cu <<'EOF'
@@ -101,6 +102,7 @@ EOF
 	grep -q 'st.global.cs' lite.ptx
 }
 
+# bats test_tags=slow
 @test "Thrust algorithms instantiate nvcc's kernels" {
 	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
 	cat >thrust.cu <<'EOF'
@@ -117,6 +119,7 @@ EOF
 	same_kernels thrust.cu
 }
 
+# bats test_tags=slow
 @test "cooperative groups and extended lambdas compile" {
 	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
 	cat >cg.cu <<'EOF'
@@ -137,6 +140,7 @@ EOF
 	same_kernels cg.cu --extended-lambda --expt-relaxed-constexpr
 }
 
+# bats test_tags=slow
 @test "-std, -x cu, --options-file and comma lists in -X options reach their tools" {
 	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
 	printf '#if __cplusplus < 202002L\n#error not C++20\n#endif\n__global__ void k(int *p) { p[0] = 1; }\n' >k.cpp
@@ -276,6 +280,7 @@ P
 	[[ "$output" == *"-ptx-isa=84"* ]] || fail "$output"
 }
 
+# bats test_tags=slow
 @test "sm_XXa and sm_XXf targets: nvcc's macros, the PTX ISA they need, and ptxas takes the PTX" {
 	cat >fam.cu <<'EOF2'
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FAMILY_SPECIFIC__)

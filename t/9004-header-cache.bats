@@ -20,6 +20,7 @@ entries_in() {
 	find "$1" -name 'fe-*.pch' | wc -l
 }
 
+# bats test_tags=slow
 @test "the first compile builds the header cache, the next uses it, and the PTX is the same bytes" {
 	nvcc-lite -ptx -no-cache -arch=sm_90 saxpy.cu -o plain.ptx
 	[ ! -e cache ] || fail "-no-cache wrote to the cache"
@@ -37,6 +38,7 @@ entries_in() {
 	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*')" ]
 }
 
+# bats test_tags=slow
 @test "a flag that changes what the headers mean gets its own entry; one that does not, none" {
 	nvcc-lite -ptx -arch=sm_90 saxpy.cu -o a.ptx
 	nvcc-lite -ptx -arch=sm_90 -DFOO=1 saxpy.cu -o b.ptx
@@ -80,6 +82,7 @@ EOF
 	grep -q '0f40E00000' e.ptx || fail "the old header was used"
 }
 
+# bats test_tags=slow
 @test "-include FILE is the build's, not the cache's: a header without a guard is read once" {
 	printf 'struct two { float v; };\n' >t.h
 	cat >k.cu <<'EOF'
@@ -92,6 +95,7 @@ EOF
 	cmp a.ptx b.ptx
 }
 
+# bats test_tags=slow
 @test "headers whose parse prints a warning are not cached: the warning shows every time" {
 	printf '#warning "old header"\n' >w.h
 	for i in 1 2; do
@@ -102,6 +106,7 @@ EOF
 	[ "$(entries_in cache)" -eq 0 ]
 }
 
+# bats test_tags=slow
 @test "concurrent compiles with an empty cache: all succeed, one entry, the same PTX" {
 	nvcc-lite -ptx -no-cache -arch=sm_90 saxpy.cu -o plain.ptx
 	for i in 1 2 3 4 5 6; do
@@ -116,6 +121,7 @@ EOF
 	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*')" ]
 }
 
+# bats test_tags=slow
 @test "a cache directory that cannot be had is no error: the compile goes without" {
 	nvcc-lite -ptx -no-cache -arch=sm_90 saxpy.cu -o plain.ptx
 	: >file
@@ -136,6 +142,7 @@ EOF
 	cmp plain.ptx out.ptx
 }
 
+# bats test_tags=slow
 @test "dependency files are the same bytes with and without the cache" {
 	nvcc-lite -ptx -arch=sm_90 saxpy.cu -o warm.ptx
 	mkdir inc
@@ -153,6 +160,7 @@ EOF
 	grep -q '^inc/n.h:$' dep.d || fail "-MP: no rule for inc/n.h"
 }
 
+# bats test_tags=slow
 @test "-time: each step's own wall and CPU time, its files, and the driver's row" {
 	nvcc-lite -ptx -arch=sm_90 -time t.csv saxpy.cu -o s.ptx
 	head -1 t.csv | grep -q '^source file name , phase name , phase input files , phase output file , arch , tool, metric , unit$'
@@ -184,6 +192,7 @@ EOF
 	grep -q '^ , nvcc-lite (driver) ,  , two.ptx ,  , nvcc-lite , [0-9][0-9.]* , ms$' t.csv || fail "$(grep driver t.csv)"
 }
 
+# bats test_tags=slow
 @test "a long compile on a terminal says where it is, on one line it wipes; elsewhere nothing" {
 	command -v script >/dev/null || skip "no script(1)"
 	# a front end that takes a while
@@ -204,6 +213,7 @@ EOF2
 	cmp tty.ptx file.ptx
 }
 
+# bats test_tags=slow
 @test "a damaged or busy cache entry is no error: rebuilt, taken over, or gone without" {
 	nvcc-lite -ptx -no-cache -arch=sm_90 saxpy.cu -o plain.ptx
 	nvcc-lite -ptx -arch=sm_90 saxpy.cu -o a.ptx
@@ -289,6 +299,7 @@ preamble_source() {
 	! cmp -s plain4.ptx 5.ptx || fail "the old header was used"
 }
 
+# bats test_tags=slow
 @test "a preamble is only <includes>, blank lines and comments, up to a line's end" {
 	mkdir inc
 	for h in a b c; do printf '#pragma once\n#define HEADER_%s 1\n' "$h" >inc/$h.h; done
@@ -321,6 +332,7 @@ preamble_source() {
 	done
 }
 
+# bats test_tags=slow
 @test "sources that begin with the same <includes> share an entry, whatever their comments; a longer prefix has its own, whole" {
 	mkdir inc
 	printf '#pragma once\n#define X_H 2\nstruct big { float v[X_H]; };\n' >inc/x.h
@@ -369,6 +381,7 @@ preamble_source() {
 	grep -q '0f41A80000' a.4.ptx && grep -q '0f420C0000' b.4.ptx || fail "the old x.h was used"
 }
 
+# bats test_tags=slow
 @test "concurrent compiles of sources that share leading <includes>: all succeed, the same PTX, no leftovers" {
 	mkdir inc
 	for h in a b c; do printf '#pragma once\n#define V_%s 2\n' "$h" >inc/$h.h; done
@@ -400,6 +413,7 @@ preamble_source() {
 	fe_cmd | grep -q -- "-preamble-bytes=$(head -3 s2.cu | wc -c),1 " || fail "$(fe_cmd)"
 }
 
+# bats test_tags=slow
 @test "with a preamble's entry, diagnostics keep their lines and dependency files their bytes" {
 	preamble_source
 	printf '#warning "in the body"\n' >>k.cu
@@ -426,6 +440,7 @@ preamble_source() {
 	grep -q 'k.cu:8:14: error: expected expression' <<<"$stderr" || fail "$stderr"
 }
 
+# bats test_tags=slow
 @test "-include FILE takes no preamble's entry: the file comes before the preamble" {
 	preamble_source
 	printf '#define N 9\n' >n.h
@@ -440,6 +455,7 @@ preamble_source() {
 	grep -q '0f41100000' plain.ptx || fail "N is not 9: $(grep add plain.ptx)"
 }
 
+# bats test_tags=slow
 @test "the cache keeps within NVCC_LITE_CACHE_SIZE, dropping what was used longest ago, never what is in use" {
 	preamble_source
 	for i in 1 2; do nvcc-lite -ptx -arch=sm_90 -Iinc k.cu -o k.ptx; done
@@ -455,6 +471,7 @@ preamble_source() {
 	[ -z "$(find cache -name '*.lock' -o -name '*.pch.*' -o -name '*.d.*')" ]
 }
 
+# bats test_tags=slow
 @test "a preamble's entry stands alone: it holds the command's headers too, and goes stale with them" {
 	preamble_source
 	echo '#define SCALE 3.0f' >inc/scale.h

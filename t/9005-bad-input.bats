@@ -153,6 +153,7 @@ cell() {
 	[ -z "$(ls -A tmp)" ] || fail "left in TMPDIR: $(ls -A tmp)"
 }
 
+# bats test_tags=slow
 @test "a ptxas failure under -cubin or -c is ptxas's own line, with none from nv-llc or the driver" {
 	have_ptxas || skip "ptxas is not installed"
 	run --separate-stderr nvcc-lite -cubin -arch=sm_90 -Xptxas -no-such-ptxas-flag k.cu -o k.cubin

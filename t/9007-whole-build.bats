@@ -28,6 +28,7 @@ setup() {
 	EOF
 }
 
+# bats test_tags=slow
 @test "-c writes a host object whose fatbin holds our kernels, registered under nvcc's names" {
 	need_cuda
 	run --separate-stderr nvcc-lite -c -arch=sm_90 k.cu
@@ -48,6 +49,7 @@ setup() {
 	assert_output --partial "_Z4fillIiEvPT_S0_"
 }
 
+# bats test_tags=slow
 @test "-keep keeps the PTX of each virtual arch, the cubin of each GPU and the fatbin" {
 	need_cuda
 	run nvcc-lite -c -keep -gencode arch=compute_80,code=sm_80 \
@@ -88,6 +90,7 @@ setup() {
 	assert_file_not_exists k.o
 }
 
+# bats test_tags=slow
 @test "nvcc-lite links objects into a program with cudart static (the default), shared or none" {
 	need_cuda
 	nvcc-lite -c -arch=sm_90 k.cu -o k.o
@@ -109,6 +112,7 @@ setup() {
 	assert_output --partial "libcudart.so"
 }
 
+# bats test_tags=slow
 @test "one step from sources to a program, a.out by default, with a .cpp compiled by the host compiler" {
 	need_cuda
 	cat >host.cpp <<-'EOF'
@@ -124,6 +128,7 @@ setup() {
 	assert_file_not_exists host.o
 }
 
+# bats test_tags=slow
 @test "-dc objects are device-linked by nvlink when the program is linked" {
 	need_cuda
 	cat >a.cu <<-'EOF'
@@ -150,6 +155,7 @@ setup() {
 	assert_file_not_exists app2
 }
 
+# bats test_tags=slow
 @test "-dlink writes the device link of -dc objects as one host object" {
 	need_cuda
 	cat >a.cu <<-'EOF'
@@ -212,6 +218,7 @@ setup() {
 	assert_output --regexp "^obj.o: .*k.cu"
 }
 
+# bats test_tags=slow
 @test "a Makefile of three sources builds with make -j3" {
 	need_cuda
 	for n in 1 2 3; do
@@ -262,6 +269,7 @@ setup() {
 	assert_one_error nvcc-lite
 }
 
+# bats test_tags=slow
 @test "CMake takes nvcc-lite by path alone, as nvcc: identification, toolkit, directories, default arch and standard, separable compilation" {
 	need_cuda
 	command -v cmake >/dev/null || skip "cmake is not installed"
@@ -304,6 +312,7 @@ setup() {
 	assert_output --partial "The CUDA compiler identification is NVIDIA $v"
 }
 
+# bats test_tags=slow
 @test "-c's host compile has header cache entries of its own, built on second use, and the object is the same bytes without them" {
 	need_cuda
 	export NVCC_LITE_CACHE_DIR=$PWD/cache
@@ -418,6 +427,7 @@ setup() {
 	assert_file_not_exists app
 }
 
+# bats test_tags=slow
 @test "a source on standard input, as nvcc takes it (-x cu -): compiled, outputs named stdin.*, nothing left behind" {
 	need_cuda
 	mkdir tmp

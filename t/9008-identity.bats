@@ -115,6 +115,7 @@ compare_macros() {
 	done
 }
 
+# bats test_tags=slow
 @test "nvcc's predefined macros are nvcc-lite's, with nvcc's values, but for those the man page calls clang's own" {
 	need_nvcc
 	compare_macros -arch=sm_90
@@ -147,6 +148,7 @@ compare_macros() {
 		fail "$output"
 }
 
+# bats test_tags=slow
 @test "a kernel under #if __CUDACC_VER_MAJOR__ >= 12 is compiled, as nvcc compiles it" {
 	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: without it there is no nvcc release to be"
 	cat >ver.cu <<'EOF'
@@ -235,6 +237,7 @@ EOF2
 	fi
 }
 
+# bats test_tags=slow
 @test "nvcc's refusals of an __nv_atomic_* order, type or scope are nvcc-lite's" {
 	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: the builtins come with nvcc 12.8's macros"
 	while IFS='|' read -r body msg; do
@@ -318,6 +321,7 @@ EOF2
 	fi
 }
 
+# bats test_tags=slow
 @test "kernel names are nvcc's: static kernels in a namespace, deduced non-type and constrained template parameters, with -ptx and -c" {
 	cat >names.cu <<'EOF2'
 namespace ns { static __global__ void k(float *p) { *p = 1; } }
@@ -368,6 +372,7 @@ EOF2
 	! strings names.o | grep -q '^_ZN2nsL1kEPf$\|^_ZL2k0Pf$' || fail "clang's names registered"
 }
 
+# bats test_tags=slow
 @test "a host source compiled by g++ links against a kernel's nvcc name in a -c object, as against nvcc's" {
 	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: no -c"
 	command -v g++ >/dev/null || skip "g++ is not installed"
@@ -411,6 +416,7 @@ EOF2
 	done
 }
 
+# bats test_tags=slow
 @test "the same template kernel instantiated in two units: each unit's own static stub, the program links (-static-global-template-stub)" {
 	[ -n "$(cuda_root)" ] || skip "CUDA is not installed: no -c"
 	printf 'template <class T> __global__ void tk(T *p) { *p = %s; }\nvoid launch%s(int *q) { tk<<<1, 1>>>(q); }\n' 1 a >a.cu
@@ -440,6 +446,7 @@ EOF2
 	[[ "$stderr" == *"-Wreturn-type"* ]] || fail "$stderr"
 }
 
+# bats test_tags=slow
 @test "every C++ standard nvcc takes compiles a kernel with CUDA's vector loads, C++03 included (CMake's CUDA_STANDARD 03)" {
 	[ -n "$(cuda_root)" ] || skip "no CUDA installation"
 	cat >s.cu <<'EOF2'

@@ -39,6 +39,7 @@ k_source() {
 	printf '__global__ void k(int *p) { p[0] = V; }\n' >>k.cu
 }
 
+# bats test_tags=slow
 @test "CPATH and its siblings are part of what an entry stands for" {
 	mkdir e1 e2
 	echo '#define V 11' >e1/v.h
@@ -53,6 +54,7 @@ k_source() {
 	[ "$(value three.2.ptx)" = 11 ]
 }
 
+# bats test_tags=slow
 @test "a header created in an earlier include directory shadows the cached one at once" {
 	mkdir a b
 	echo '#define V 17' >b/v.h
@@ -65,6 +67,7 @@ k_source() {
 	[ "$(value two.1.ptx)" = 19 ] || fail "the shadowed header was used: $(value two.1.ptx)"
 }
 
+# bats test_tags=slow
 @test "a file a __has_include asked for, created later, is seen" {
 	mkdir inc
 	printf '#if __has_include(<opt.h>)\n#include <opt.h>\n#else\n#define V 5\n#endif\n' >inc/probe.h
@@ -95,6 +98,7 @@ k_source() {
 	[ "$(value three.1.ptx)" = 31 ]
 }
 
+# bats test_tags=slow
 @test "a symlinked include directory retargeted at a header of the same size and time is seen" {
 	mkdir v1 v2
 	echo '#define V 13' >v1/v.h
@@ -109,6 +113,7 @@ k_source() {
 	[ "$(value two.1.ptx)" = 37 ] || fail "the old target was used"
 }
 
+# bats test_tags=slow
 @test "a header that names __BASE_FILE__, __DATE__ or __TIME__ is not cached, and the cache's paths reach no output" {
 	mkdir inc
 	echo 'static __device__ const char *base_file = __BASE_FILE__;' >inc/b.h
@@ -121,6 +126,7 @@ k_source() {
 	grep -q '^off .*__BASE_FILE__' cache/*.man || fail "no entry says why: $(cat cache/*.man | head -3)"
 }
 
+# bats test_tags=slow
 @test "-G, -lineinfo, __FILE__ and -MD: the same bytes with and without the cache" {
 	mkdir inc
 	printf '__device__ inline float twice(float x) { if (x > 3) printf("%%s\\n", __FILE__); return 2 * x; }\n' >inc/dev.h
@@ -137,6 +143,7 @@ k_source() {
 	[ "$(wc -l <g.ptx)" -gt 5000 ] || fail "-G's PTX is short: $(wc -l <g.ptx) lines"
 }
 
+# bats test_tags=slow
 @test "a header edited while its entry is being built never leaves a stale entry, nor a compile that fails" {
 	mkdir inc
 	echo '#define V 17' >inc/v.h
@@ -166,6 +173,7 @@ EOF
 	[ "$(value last.ptx)" = "$(sed 's/[^0-9]//g' inc/v.h)" ]
 }
 
+# bats test_tags=slow
 @test "a damaged entry is a miss: truncated, zeroed or with flipped bytes, the compile succeeds and leaves no crash report" {
 	cp "$FIXTURES/saxpy.cu" .
 	nvcc-lite -ptx -arch=sm_90 -no-cache saxpy.cu -o plain.ptx
@@ -198,6 +206,7 @@ for _ in range(50):
 	done
 }
 
+# bats test_tags=slow
 @test "removing the cache while compiles run fails none of them" {
 	cp "$FIXTURES/saxpy.cu" .
 	nvcc-lite -ptx -arch=sm_90 -no-cache saxpy.cu -o plain.ptx
@@ -223,6 +232,7 @@ for _ in range(50):
 	done
 }
 
+# bats test_tags=slow
 @test "NVCC_LITE_CACHE_SIZE larger than fits is all there is: nothing is trimmed" {
 	cp "$FIXTURES/saxpy.cu" .
 	nvcc-lite -ptx -arch=sm_90 saxpy.cu -o a.ptx
@@ -234,6 +244,7 @@ for _ in range(50):
 	done
 }
 
+# bats test_tags=slow
 @test "what a killed build left in the cache is removed after an hour; entries stay" {
 	cp "$FIXTURES/saxpy.cu" .
 	nvcc-lite -ptx -arch=sm_90 saxpy.cu -o a.ptx
@@ -255,13 +266,22 @@ for _ in range(50):
 	[ -e cache/$key.pch ] && [ -e cache/$key.man ]
 }
 
+# bats test_tags=slow
 @test "many random edits, flag and environment changes and concurrent compiles: every compile is the cache-less compile's bytes" {
-	run bash "$TOP/t/cache-property.sh" -n "${CACHE_PROPERTY_STEPS:-120}" -s 5
+	run bash "$TOP/t/cache-property.sh" -n "${CACHE_PROPERTY_STEPS:-150}" -s 5
 	echo "$output" | tail -5
 	assert_success
 	[[ "${lines[-1]}" == *" 0 differences" ]]
 }
 
+@test "a few random edits, flag and environment changes: every compile is the cache-less compile's bytes (the property test, short)" {
+	run bash "$TOP/t/cache-property.sh" -n 4 -s 7
+	echo "$output" | tail -5
+	assert_success
+	[[ "${lines[-1]}" == *" 0 differences" ]]
+}
+
+# bats test_tags=slow
 @test "a front end that fails through an entry is done again without it, and the entry is dropped" {
 	cp "$FIXTURES/saxpy.cu" .
 	nvcc-lite -ptx -arch=sm_90 -no-cache saxpy.cu -o plain.ptx

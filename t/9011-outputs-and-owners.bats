@@ -33,6 +33,7 @@ refused() {
 	[ -z "$(ls -A rtmp)" ] || fail "$*: left in TMPDIR: $(ls rtmp)"
 }
 
+# bats test_tags=slow
 @test "an output that is an input is refused before anything runs, for every output kind" {
 	refused -ptx -arch=sm_90 k.cu -o k.cu
 	refused -cubin -arch=sm_90 -Xptxas -bogus k.cu -o k.cu
@@ -84,6 +85,7 @@ EOF
 	chmod +x fakecuda/bin/$tool
 }
 
+# bats test_tags=slow
 @test "a tool that exits 0 with a truncated output fails the build, and leaves no file" {
 	truncating_cuda fatbinary
 	run --separate-stderr env CUDA_PATH=$PWD/fakecuda nvcc-lite -fatbin -arch=sm_90 k.cu -o k.fatbin
@@ -106,6 +108,7 @@ EOF
 	nvcc-lite -cubin -rdc=true -arch=sm_90 sh.cu -o sh.cubin
 }
 
+# bats test_tags=slow
 @test "an interrupted link leaves no output, and nothing in TMPDIR or beside the output" {
 	have_ptxas || skip "ptxas (CUDA) is not installed"
 	nvcc-lite -c -arch=sm_90 k.cu -o k.o
@@ -134,6 +137,7 @@ EOF
 	done
 }
 
+# bats test_tags=slow
 @test "a cache directory another user owns, or others can write, is not used: one warning, the same PTX" {
 	nvcc-lite -ptx -arch=sm_90 -no-cache k.cu -o plain.ptx
 	mkdir shared
@@ -168,6 +172,7 @@ as_nobody() {
 	fi
 }
 
+# bats test_tags=slow
 @test "another user's planted entry never reaches a compile: the victim's PTX keeps its barriers" {
 	[ "$(id -u)" = 0 ] || skip "needs root to act as a second user (setpriv or runuser)"
 	command -v setpriv >/dev/null || command -v runuser >/dev/null || skip "setpriv and runuser are not installed"
@@ -194,6 +199,7 @@ EOF
 	[ "$(grep -c 'bar.sync' victim.ptx)" -eq 2 ] || fail "barriers lost: $(grep -c bar.sync victim.ptx)"
 }
 
+# bats test_tags=slow
 @test "nothing nvcc-lite creates follows a link planted where it writes" {
 	echo 'precious' >victim
 	chmod 0644 victim
@@ -212,6 +218,7 @@ EOF
 	[ "$(cat victim)" = precious ] || fail "the cache wrote through a link"
 }
 
+# bats test_tags=slow
 @test "interrupted at any point, a build leaves a whole program or none, and no file of its own anywhere" {
 	have_ptxas || skip "ptxas (CUDA) is not installed"
 	mkdir tmp out
@@ -233,6 +240,7 @@ EOF
 	done
 }
 
+# bats test_tags=slow
 @test "an output on another file system than TMPDIR is copied beside it and renamed, with its mode" {
 	have_ptxas || skip "ptxas (CUDA) is not installed"
 	[ -d /dev/shm ] && [ -w /dev/shm ] || skip "no /dev/shm to put TMPDIR on another file system"

@@ -21,6 +21,7 @@ setup() {
 	assert_output ""
 }
 
+# bats test_tags=slow
 @test "every nvcc option in both spellings: at least 125 of 143 accepted with nvcc's meaning, none misparsed" {
 	run "$TOP/t/option-sweep.sh" -v "$TOP/bin/nvcc-lite" "$FIXTURES/options/cases.tsv"
 	assert_success
@@ -109,6 +110,7 @@ setup() {
 	assert_one_error nvcc-lite
 }
 
+# bats test_tags=slow
 @test "a warning is said once per source, over two targets and the host pass, and clang's -Wswitch not at all" {
 	need_cuda
 	cat >w.cu <<'CU'
@@ -124,6 +126,7 @@ CU
 	[ "$status" -eq 2 ] || fail "status $status: $stderr"
 }
 
+# bats test_tags=slow
 @test "a warning only the host pass sees (host-only code) is said, once, and the header's once whichever pass says it first" {
 	need_cuda
 	cat >h.h <<'H'

@@ -86,6 +86,7 @@ expect() {
 	[ "$hits/$misses" = "$1/$2" ] || fail "expected $1 hits and $2 misses, got $hits and $misses"
 }
 
+# bats test_tags=slow
 @test "ccache: a device-only edit in the source or a header misses and gives the new device code; a comment edit hits" {
 	command -v ccache >/dev/null || skip "ccache is not installed"
 	ccache_env "$PWD/cc"
@@ -106,6 +107,7 @@ expect() {
 	same_as_plain
 }
 
+# bats test_tags=slow
 @test "ccache's depend mode with -MD: an edit of host code alone misses too (-E, as nvcc's, shows none)" {
 	command -v ccache >/dev/null || skip "ccache is not installed"
 	ccache_env "$PWD/cc"
@@ -143,6 +145,7 @@ expect() {
 	assert_equal "$(cat k.d)" "k.o: k.cu dev.cuh"
 }
 
+# bats test_tags=slow
 @test "ccache remote storage (file: and redis:): a second clean checkout elsewhere hits, a device-only edit misses" {
 	command -v ccache >/dev/null || skip "ccache is not installed"
 	local remotes=("file:$PWD/shared")
@@ -195,6 +198,7 @@ scc() {
 	[ "$bad" = 0 ] || fail "sccache did not cache the compile: $s"
 }
 
+# bats test_tags=slow
 @test "sccache takes nvcc-lite for nvcc: a device-only edit in the source or a header misses, a comment edit hits" {
 	command -v sccache >/dev/null || skip "sccache is not installed"
 	sccache_start
@@ -251,6 +255,7 @@ second_checkout() {
 	second_checkout "redis://127.0.0.1:$port"
 }
 
+# bats test_tags=slow
 @test "sccache on a cache directory two servers share (a shared mount): a second clean checkout elsewhere hits" {
 	command -v sccache >/dev/null || skip "sccache is not installed"
 	second_checkout

@@ -36,6 +36,7 @@ setup() {
 	fi
 }
 
+# bats test_tags=slow
 @test "-c, a program, and an -rdc=true program with a device link build with the dead call" {
 	need_cuda
 	run --separate-stderr nvcc-lite -c -arch=sm_90 k.cu -o k.o

@@ -28,6 +28,7 @@ through_entry() {
 	nvcc-lite -ptx -arch=sm_90 -v "$@" k.cu -o v.ptx 2>&1 | grep -q -- '-include-pch'
 }
 
+# bats test_tags=slow
 @test "a header in /dev/shm, or reached through /proc/self/cwd, is checked like any other" {
 	[ -d /dev/shm ] && [ -w /dev/shm ] || skip "no writable /dev/shm"
 	local shm
@@ -53,6 +54,7 @@ through_entry() {
 	[ "$(value proc.ptx)" = 4 ] || fail "an edit through /proc/self/cwd was not seen: $(value proc.ptx)"
 }
 
+# bats test_tags=slow
 @test "#embed data in /dev/shm is an input like a header" {
 	[ -d /dev/shm ] && [ -w /dev/shm ] || skip "no writable /dev/shm"
 	local shm
@@ -73,6 +75,7 @@ through_entry() {
 	[ "$(value new.ptx)" = 135 ] || fail "the new data was not seen: $(value new.ptx)"
 }
 
+# bats test_tags=slow
 @test "the cache directory used as the build directory: its headers are checked, and -MD names them" {
 	export NVCC_LITE_CACHE_DIR=$PWD/build
 	mkdir -p build/gen
@@ -119,6 +122,7 @@ EOF2
 	[ "$(value saved.ptx)" = 109 ] || fail "the compile mixed two versions of the source: $(value saved.ptx)"
 }
 
+# bats test_tags=slow
 @test "__BASE_FILE__ spliced or pasted, __TIMESTAMP__ pasted, in a header: not cached, with or without -w" {
 	mkdir inc
 	printf '#include <cstdio>\n#include <b.h>\n__global__ void k(int *p) { *p = V; }\n' >k.cu
@@ -139,6 +143,7 @@ EOF2
 	[ "$(value plain.ptx)" = 1025 ]
 }
 
+# bats test_tags=slow
 @test "trigraphs and line splices end the preamble where the lexer reads other lines than the bytes" {
 	mkdir inc
 	echo '#define V 1' >inc/a.h
@@ -156,6 +161,7 @@ EOF2
 	cmp plain.ptx 3.ptx || fail "spliced comment: $(value 3.ptx), without the cache $(value plain.ptx)"
 }
 
+# bats test_tags=slow
 @test "a source from a pipe, /dev/stdin or a FIFO is read once, compiled whole, never cached" {
 	printf '__global__ void k(int *p) { *p = 7; }\n' >k.cu
 	nvcc-lite -ptx -arch=sm_90 -no-cache k.cu -o want.ptx
@@ -212,6 +218,7 @@ EOF2
 # A directory another user owns, that anyone can write, with a link at
 # every name nvcc-lite writes there (the kernel does not refuse them with
 # fs.protected_symlinks=0).
+# bats test_tags=slow
 @test "a hostile user's links at every path nvcc-lite and its tools write change no file" {
 	[ "$(id -u)" = 0 ] || skip "needs root to make a directory another user owns"
 	id nobody >/dev/null 2>&1 || skip "no user 'nobody'"
@@ -251,6 +258,7 @@ EOF2
 	[ -z "$(ls target)" ] || fail "made through the link: $(ls -R target)"
 }
 
+# bats test_tags=slow
 @test "messages are not lost: a full TMPDIR, a bad knob value, -time on a full disk, a SIGTERM" {
 	printf '__global__ void k(int *p) { *p = 7; }\n' >k.cu
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -Xcicc -unroll-runtime= k.cu -o k.ptx
@@ -292,6 +300,7 @@ EOF2
 	[ -z "$(ls -A tmp)" ] || fail "left in TMPDIR: $(find tmp)"
 }
 
+# bats test_tags=slow
 @test "a warning a header gives at instantiation: cold, warm and -no-cache print the same, and -Werror fails alike" {
 	mkdir inc
 	cat >inc/dep.h <<'EOF'
@@ -325,6 +334,7 @@ EOF
 	assert_failure
 }
 
+# bats test_tags=slow
 @test "a static __constant__ table a host function uses is in the PTX warm as cold" {
 	mkdir inc
 	cat >inc/tab.h <<'EOF'

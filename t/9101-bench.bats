@@ -22,6 +22,7 @@ setup_file() {
 	done
 }
 
+# bats test_tags=slow
 @test "there are at least 25 kernels, each one kernel with a spec that matches its PTX" {
 	local n=0 out="$BATS_TEST_TMPDIR/lite"
 	mkdir -p "$out/lite" "$out/nvcc"
@@ -90,6 +91,7 @@ setup_file() {
 	assert_line --regexp '^histogram_shared .* lite: 1 differ \(worst inf\)$'
 }
 
+# bats test_tags=slow
 @test "bench/run.sh reports every metric for each compiler, in a table, CSV and Markdown" {
 	run sh "$TOP/bench/run.sh" -k saxpy_vec4 -r 1 -o "$BATS_TEST_TMPDIR/out"
 	assert_success

@@ -127,6 +127,7 @@ need_nvcc() {
 	refute_output --partial "## "
 }
 
+# bats test_tags=slow
 @test "corpus.sh: -k, -x, -f and -n choose the files" {
 	need_nvcc
 	run sh "$TOP/bench/corpus.sh" -k 'good|sub/' -x flagged -o "$BATS_TEST_TMPDIR/o" "$TINY"
@@ -142,6 +143,7 @@ tiny/good.cu,ok"
 tiny/good.cu,ok"
 }
 
+# bats test_tags=slow
 @test "corpus.sh: -X hands knobs to nvcc-lite alone; -r reuses nvcc's results of an earlier run" {
 	need_nvcc
 	# a stand-in nvcc that leaves a trace when it compiles: -r must not
@@ -173,6 +175,7 @@ tiny/good.cu,ok"
 	[ -s "$BATS_TEST_TMPDIR/o/corpus.csv" ]
 }
 
+# bats test_tags=slow
 @test "corpus.sh: -C adds plain clang -O3, nvcc-lite's own clang command with LLVM's pipeline" {
 	need_nvcc
 	# a stand-in nvcc-lite whose -dryrun for flagged.cu names no clang, and

@@ -154,6 +154,7 @@ setup_file() {
 	refute_output --partial "## "
 }
 
+# bats test_tags=slow
 @test "corpus-build.sh: -k, -x and -c choose programs and compilers" {
 	# without the program nvcc-lite fails on, the bar is met
 	run env PATH="$STUBS:$PATH" CUDA_PATH=/nonexistent NVCC_LITE="$STUBS/lite" \
@@ -195,6 +196,7 @@ tiny/samples/two,ok,ok,-"
 	assert_output "corpus-build: no program to build"
 }
 
+# bats test_tags=slow
 @test "corpus-build.sh: a real two-file rdc program built by nvcc" {
 	command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ] || skip "nvcc is not installed"
 	d=$BATS_TEST_TMPDIR/real/rdc

@@ -5,7 +5,8 @@ bats_load_library bats-assert
 bats_load_library bats-file
 
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-LLVM_BINDIR=$(${LLVM_CONFIG:-llvm-config-22} --bindir)
+# t/run.sh asks once for the whole run; a test run alone asks itself
+LLVM_BINDIR=${NV_LLVM_BINDIR:-$(${LLVM_CONFIG:-llvm-config-22} --bindir)}
 PATH="$TOP/bin:$LLVM_BINDIR:$PATH"
 export PATH
 FIXTURES="$TOP/t/fixtures"
