@@ -20,15 +20,17 @@ setup_file() {
 	# count and a marker change together under the lock, and the SIGTERM
 	# trap is set before either: a stage killed at any point uncounts
 	# itself exactly once (nvcc-lite stops the rest of a failed chain).
+	# Both files are written aside and renamed: a stage killed as it
+	# writes (SIGINT to the build) leaves the old value, not an empty file.
 	for p in "$TOP"/bin/nv-*; do
 		cat >"$W/bin/$(basename "$p")" <<SH
 #!/bin/sh
 c=$W/count
 t=\$(mktemp)
-down() { flock \$c.lock sh -c '[ -e "\$1.n" ] || exit 0; rm -f "\$1.n"; echo \$((\$(cat $W/count) - 1)) >$W/count' x "\$t"; rm -f "\$t"; }
+down() { flock \$c.lock sh -c '[ -e "\$1.n" ] || exit 0; rm -f "\$1.n"; echo \$((\$(cat $W/count) - 1)) >\$1.c && mv \$1.c $W/count' x "\$t"; rm -f "\$t"; }
 trap '[ -n "\${kid:-}" ] && kill \$kid; down; exit 143' TERM INT
 cat >"\$t"
-flock \$c.lock sh -c 'n=\$((\$(cat $W/count) + 1)); echo \$n >$W/count; : >"\$1.n"; [ \$n -gt \$(cat $W/peak) ] && echo \$n >$W/peak; exit 0' x "\$t"
+flock \$c.lock sh -c 'n=\$((\$(cat $W/count) + 1)); echo \$n >\$1.c && mv \$1.c $W/count; : >"\$1.n"; [ \$n -gt \$(cat $W/peak) ] && echo \$n >\$1.p && mv \$1.p $W/peak; exit 0' x "\$t"
 sleep 0.05
 if [ "\${NVL_FAIL:-}" = "\$(basename \$0)" ]; then echo "\$(basename \$0): error: failing, as NVL_FAIL asks" >&2; rc=1; else "$p" "\$@" <"\$t" & kid=\$!; wait \$kid; rc=\$?; kid=; fi
 down
