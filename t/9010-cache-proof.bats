@@ -42,8 +42,8 @@ k_source() {
 # bats test_tags=slow
 @test "CPATH and its siblings are part of what an entry stands for" {
 	mkdir e1 e2
-	echo '#define V 11' >e1/v.h
-	echo '#define V 22' >e2/v.h
+	echo 'enum { V = 11 };' >e1/v.h
+	echo 'enum { V = 22 };' >e2/v.h
 	k_source v.h
 	settle
 	CPATH=$PWD/e1 same_as_plain one
@@ -57,12 +57,12 @@ k_source() {
 # bats test_tags=slow
 @test "a header created in an earlier include directory shadows the cached one at once" {
 	mkdir a b
-	echo '#define V 17' >b/v.h
+	echo 'enum { V = 17 };' >b/v.h
 	k_source v.h
 	settle
 	same_as_plain one -Ia -Ib
 	used -Ia -Ib || fail "the cache was not used"
-	echo '#define V 19' >a/v.h
+	echo 'enum { V = 19 };' >a/v.h
 	same_as_plain two -Ia -Ib
 	[ "$(value two.1.ptx)" = 19 ] || fail "the shadowed header was used: $(value two.1.ptx)"
 }
@@ -70,29 +70,29 @@ k_source() {
 # bats test_tags=slow
 @test "a file a __has_include asked for, created later, is seen" {
 	mkdir inc
-	printf '#if __has_include(<opt.h>)\n#include <opt.h>\n#else\n#define V 5\n#endif\n' >inc/probe.h
+	printf '#if __has_include(<opt.h>)\n#include <opt.h>\n#else\nenum { V = 5 };\n#endif\n' >inc/probe.h
 	k_source probe.h
 	settle
 	same_as_plain one -Iinc
 	[ "$(value one.2.ptx)" = 5 ]
-	echo '#define V 7' >inc/opt.h
+	echo 'enum { V = 7 };' >inc/opt.h
 	same_as_plain two -Iinc
 	[ "$(value two.1.ptx)" = 7 ] || fail "__has_include's new file was not seen: $(value two.1.ptx)"
 }
 
 @test "an edit that keeps a header's size and puts its time back is seen" {
 	mkdir inc
-	echo '#define V 23' >inc/v.h
+	echo 'enum { V = 23 };' >inc/v.h
 	k_source v.h
 	settle
 	same_as_plain one -Iinc
 	touch -r inc/v.h ref
-	echo '#define V 29' >inc/v.h
+	echo 'enum { V = 29 };' >inc/v.h
 	touch -r ref inc/v.h
 	same_as_plain two -Iinc
 	[ "$(value two.1.ptx)" = 29 ] || fail "the old header was used: $(value two.1.ptx)"
 	# and with a made-up time
-	echo '#define V 31' >inc/v.h
+	echo 'enum { V = 31 };' >inc/v.h
 	touch -d '2001-01-01 00:00' inc/v.h
 	same_as_plain three -Iinc
 	[ "$(value three.1.ptx)" = 31 ]
@@ -101,8 +101,8 @@ k_source() {
 # bats test_tags=slow
 @test "a symlinked include directory retargeted at a header of the same size and time is seen" {
 	mkdir v1 v2
-	echo '#define V 13' >v1/v.h
-	echo '#define V 37' >v2/v.h
+	echo 'enum { V = 13 };' >v1/v.h
+	echo 'enum { V = 37 };' >v2/v.h
 	touch -r v1/v.h v2/v.h
 	ln -s v1 inc
 	k_source v.h
@@ -146,7 +146,7 @@ k_source() {
 # bats test_tags=slow
 @test "a header edited while its entry is being built never leaves a stale entry, nor a compile that fails" {
 	mkdir inc
-	echo '#define V 17' >inc/v.h
+	echo 'enum { V = 17 };' >inc/v.h
 	k_source v.h
 	# a front end that edits the header right after precompiling it
 	cat >editing-clang <<EOF
@@ -154,7 +154,7 @@ k_source() {
 $(command -v clang-22) "\$@"; rc=\$?
 case " \$* " in *" -emit-pch "*)
 	if grep -qs 'v.h' \$(printf '%s\n' "\$@" | grep 'fe-.*[.]cu\$'); then
-		n=\$(sed 's/[^0-9]//g' $PWD/inc/v.h); echo "#define V \$((n + 2))" >$PWD/inc/v.h
+		n=\$(sed 's/[^0-9]//g' $PWD/inc/v.h); echo "enum { V = \$((n + 2)) };" >$PWD/inc/v.h
 	fi;;
 esac
 exit \$rc

@@ -34,12 +34,12 @@ through_entry() {
 	local shm
 	shm=$(mktemp -d /dev/shm/nvcc-lite-test.XXXXXX)
 	mkdir inc
-	echo '#define V 3' >inc/a.h
+	echo 'enum { V = 3 };' >inc/a.h
 	printf '#include <cstdio>\n#include <a.h>\n__global__ void k(int *p) { *p = V; }\n' >k.cu
 	settle
 	thrice -I"$shm" -I"$PWD/inc"
 	through_entry -I"$shm" -I"$PWD/inc" || fail "the cache was not used"
-	echo '#define V 9' >"$shm/a.h"
+	echo 'enum { V = 9 };' >"$shm/a.h"
 	nvcc-lite -ptx -arch=sm_90 -I"$shm" -I"$PWD/inc" k.cu -o shm.ptx
 	rm -rf "$shm"
 	[ "$(value shm.ptx)" = 9 ] || fail "a new header in /dev/shm was not seen: $(value shm.ptx)"
@@ -48,7 +48,7 @@ through_entry() {
 	thrice -I/proc/self/cwd/inc
 	through_entry -I/proc/self/cwd/inc || fail "the cache was not used through /proc"
 	touch -r inc/a.h ref
-	echo '#define V 4' >inc/a.h
+	echo 'enum { V = 4 };' >inc/a.h
 	touch -r ref inc/a.h
 	nvcc-lite -ptx -arch=sm_90 -I/proc/self/cwd/inc k.cu -o proc.ptx
 	[ "$(value proc.ptx)" = 4 ] || fail "an edit through /proc/self/cwd was not seen: $(value proc.ptx)"
@@ -79,7 +79,7 @@ through_entry() {
 @test "the cache directory used as the build directory: its headers are checked, and -MD names them" {
 	export NVCC_LITE_CACHE_DIR=$PWD/build
 	mkdir -p build/gen
-	echo '#define V 3' >build/gen/a.h
+	echo 'enum { V = 3 };' >build/gen/a.h
 	printf '#include <cstdio>\n#include <a.h>\n__global__ void k(int *p) { *p = V; }\n' >k.cu
 	settle
 	thrice -I"$PWD/build/gen" -MD -MF k.d
@@ -88,7 +88,7 @@ through_entry() {
 	nvcc-lite -ptx -arch=sm_90 -I"$PWD/build/gen" -MD -MF plain.d -no-cache k.cu -o 3.ptx
 	cmp plain.d k.d
 	touch -r build/gen/a.h ref
-	echo '#define V 8' >build/gen/a.h
+	echo 'enum { V = 8 };' >build/gen/a.h
 	touch -r ref build/gen/a.h
 	nvcc-lite -ptx -arch=sm_90 -I"$PWD/build/gen" k.cu -o new.ptx
 	[ "$(value new.ptx)" = 8 ] || fail "an edit in the cache directory was not seen: $(value new.ptx)"

@@ -65,15 +65,21 @@ export NVCC_LITE_CLANG=$work/saving-clang
 # the model: each value as the sources must see it
 declare -A val=([h0]=1 [h1]=2 [h2]=3)
 shadow=() # headers shadowed from a/: their values
-for h in h0 h1 h2; do echo "#define ${h^^} ${val[$h]}" >b/$h.h; done
-echo '#define VS 3' >v1/hs.h
-echo '#define VS 7' >v2/hs.h
+# put FILE NAME VALUE: a header that holds the value as the compiler's own
+# (an enumerator: clang reads a macro's body again from the header when a
+# precompiled header uses it, so a stale entry would not show in a macro)
+put() {
+	printf '#define HAVE_%s 1\nenum { %s = %s };\n' "$2" "$2" "$3" >"$1"
+}
+for h in h0 h1 h2; do put b/$h.h ${h^^} ${val[$h]}; done
+put v1/hs.h VS 3
+put v2/hs.h VS 7
 touch -r v1/hs.h v2/hs.h
-echo '#define VE 1' >e1/env.h
-echo '#define VE 2' >e2/env.h
-echo '#define VH 0' >"$shm/sh.h"
-echo '#define VG 0' >cache/gen/g.h
-echo '#define VB 0' >b/bf.h
+put e1/env.h VE 1
+put e2/env.h VE 2
+put "$shm/sh.h" VH 0
+put cache/gen/g.h VG 0
+put b/bf.h VB 0
 # a template that warns only where a source instantiates it
 cat >b/dw.h <<'EOF'
 #pragma GCC system_header
@@ -92,7 +98,7 @@ cat >b/probe.h <<'EOF'
 #if __has_include(<opt.h>)
 #include <opt.h>
 #else
-#define VO 0
+enum { VO = 0 };
 #endif
 EOF
 opt=0     # b/opt.h's value, 0: none
@@ -118,7 +124,7 @@ write_src() {
 	s3) printf '#include <h0.h> // s3%s ??/\n#include <h1.h>\n#include <hs.h>\n#include <env.h>\n#include <probe.h>\n#include <h2.h>\n' "$pad" ;;
 	esac
 	printf '#include <sh.h>\n#include <g.h>\n#include <bf.h>\n#include <dw.h>\n#include <tab.h>\n'
-	printf '#ifndef H1\n#define H1 0\n#endif\n'
+	printf '#ifndef HAVE_H1\nenum { H1 = 0 };\n#endif\n'
 	printf '__global__ void k(int *p, long long *q) {\n'
 	printf '  p[0] = H0 + H1 * 10 + H2 * 100 + VS * 1000 + VE * 10000 + VO * 100000 + VD * 1000000\n'
 	printf '         + VH * 10000000 + VG * 100000000 + %d;\n' "$o"
@@ -184,7 +190,7 @@ check() {
 # A header that names __BASE_FILE__: plainly, spliced, pasted, or not.
 frozen_header() {
 	case $((RANDOM % 4)) in
-	0) echo '#define VB 0' ;;
+	0) echo 'enum { VB = 0 };' ;;
 	1) printf 'static const char bfn[] = __BASE_FILE__;\n#define VB sizeof(bfn)\n' ;;
 	2) printf 'static const char bfn[] = __BASE_\\\nFILE__;\n#define VB sizeof(bfn)\n' ;;
 	3) printf '#define PASTE(a, b) a##b\nstatic const char bfn[] = PASTE(__BASE_, FILE__);\n#define VB sizeof(bfn)\n' ;;
@@ -195,7 +201,7 @@ edit_value() { # HEADER: a new value, the size kept or not
 	local h=$1 v=$((RANDOM % 9 + 1))
 	[ $((RANDOM % 3)) = 0 ] && v=$((v + 10 * (RANDOM % 9 + 1)))
 	val[$h]=$v
-	echo "#define ${h^^} $v" >b/$h.h
+	put b/$h.h ${h^^} $v
 }
 
 for ((step = 1; step <= steps; step++)); do
@@ -210,18 +216,18 @@ for ((step = 1; step <= steps; step++)); do
 			[ ${#val[$h]} = 2 ] && v=$((v + 10))
 			touch -r b/$h.h ref
 			val[$h]=$v
-			echo "#define ${h^^} $v" >b/$h.h
+			put b/$h.h ${h^^} $v
 			touch -r ref b/$h.h ;;
 		2) # a header in an earlier directory shadows b's
 			what+=" shadow $h"
 			v=$((RANDOM % 9 + 1))
-			echo "#define ${h^^} $v" >a/$h.h
+			put a/$h.h ${h^^} $v
 			eval "shadow_$h=$v" ;;
 		3) what+=" unshadow $h"; rm -f a/$h.h; unset "shadow_$h" ;;
 		4) # __has_include's file comes or goes
 			if [ $opt = 0 ]; then
 				opt=$((RANDOM % 9 + 1))
-				echo "#define VO $opt" >b/opt.h
+				put b/opt.h VO $opt
 				what+=" opt.h"
 			else
 				rm b/opt.h
@@ -235,11 +241,11 @@ for ((step = 1; step <= steps; step++)); do
 		6) [ $cpath = e1 ] && cpath=e2 || cpath=e1; what+=" CPATH=$cpath" ;;
 		7) vd=$((RANDOM % 3)); what+=" -DVD=$vd" ;;
 		8) what+=" nothing" ;;
-		9) vh=$((RANDOM % 10)); echo "#define VH $vh" >"$shm/sh.h"; what+=" shm=$vh" ;;
+		9) vh=$((RANDOM % 10)); put "$shm/sh.h" VH $vh; what+=" shm=$vh" ;;
 		10) # the same size, the old time put back, in the cache directory
 			touch -r cache/gen/g.h ref
 			vg=$(((vg + 1) % 10))
-			echo "#define VG $vg" >cache/gen/g.h
+			put cache/gen/g.h VG $vg
 			touch -r ref cache/gen/g.h
 			what+=" cache/gen=$vg" ;;
 		11) frozen_header >b/bf.h; what+=" bf.h:$(head -c 30 b/bf.h | tr '\n' ' ')" ;;
