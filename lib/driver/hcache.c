@@ -158,7 +158,8 @@ module_defs(const char *path, struct nv_strv *defs)
 			nv_strv_pushf(defs, "%d %s", (int)LLVMGetLinkage(f), LLVMGetValueName(f));
 	LLVMDisposeModule(m);
 	LLVMContextDispose(ctx);
-	qsort(defs->v, defs->n, sizeof(*defs->v), by_text);
+	if (defs->n) /* an empty list's vector is NULL */
+		qsort(defs->v, defs->n, sizeof(*defs->v), by_text);
 	return 0;
 }
 

@@ -1652,7 +1652,8 @@ nv_pch_trim(const char *dir, long long budget)
 		free(path);
 	}
 	closedir(d);
-	qsort(es, n, sizeof(*es), by_use);
+	if (n)
+		qsort(es, n, sizeof(*es), by_use);
 	for (size_t i = 0; i < n; i++) {
 		if (total > budget && now - es[i].used > 600) {
 			static const char *const ext[] = { ".man", ".pch", ".cu" };
