@@ -19,7 +19,7 @@ static int olevel = 3;
 static const struct nv_option opts[] = {
 	{ "O", NV_OPT_OLEVEL, &olevel, NULL, "optimization level: budgets of -O1 or -O2/-O3 (default 3); -O0 unrolls nothing" },
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "target for LLVM's cost model (default: the module's target-cpu, else " NV_DEFAULT_ARCH ")" },
-	{ "config", NV_OPT_STR, &config, "A-F", "pass configuration: A standard O1/O2, B code size, C normal (default), D late, E O3 slot, F from the knobs" },
+	{ "config", NV_OPT_STR, &config, "A-F|P", "pass configuration: A standard O1/O2, B code size, C normal (default), D late, E O3 slot, F from the knobs, P early (#pragma unroll loops of known trip count, fully)" },
 	{ NULL },
 };
 
@@ -31,6 +31,8 @@ skipped(const struct nv_unroll_config *cfg)
 		return "-disable-LoopUnrollPass";
 	if (cfg->name == 'D' && nv_knob_int(NV_KNOB_NV_DISABLE_LOOP_UNROLLING))
 		return "-nv-disable-loop-unrolling (the late unroll)";
+	if (cfg->name == 'P' && !nv_knob_int(NV_KNOB_UNROLL_EARLY_PRAGMA))
+		return "-unroll-early-pragma=0 (the early unroll)";
 	if (olevel == 0 && cfg->olevel < 0)
 		return "-O0";
 	return NULL;
@@ -63,7 +65,7 @@ main(int argc, char **argv)
 		nv_target_arch_or_die(arch);
 	cfg = strlen(config) == 1 ? nv_unroll_config(config[0]) : NULL;
 	if (!cfg)
-		nv_usage_error("unknown configuration '%s' for -config (known: A B C D E F)", config);
+		nv_usage_error("unknown configuration '%s' for -config (known: A B C D E F P)", config);
 	ctx = LLVMContextCreate();
 	if (nv_io_read_module(ctx, cli.input[0], &m))
 		nv_exit(NV_EXIT_ERROR);

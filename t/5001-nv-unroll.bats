@@ -219,11 +219,98 @@ body() {
 	done
 	run --separate-stderr nv-unroll -config=G "$BATS_FILE_TMPDIR/u.bc"
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nv-unroll: error: unknown configuration 'G' for -config (known: A B C D E F)"
+	assert_equal "$stderr" "nv-unroll: error: unknown configuration 'G' for -config (known: A B C D E F P)"
+}
+
+@test "configuration P (the early slot) unrolls only #pragma unroll loops of known trip count, fully; it says nothing of the rest" {
+	unroll -config=P
+	run remark pragma_full
+	assert_output --partial "completely unrolled with count 200"
+	for k in full8 trip12 runtime_n pragma4_n pragma4_10 pragma1; do
+		run remark $k
+		assert_output ""
+	done
+	[ "$(body pragma4_n | grep -c 'load float')" -eq 1 ]
+	# the main unroll finds the others as they were: a function without a
+	# #pragma unroll loop is not touched at all, and nothing is marked
+	llvm-dis "$BATS_FILE_TMPDIR/u.bc" -o "$BATS_TEST_TMPDIR/in.ll"
+	for k in full8 trip12 runtime_n; do
+		diff <(body $k) <(sed -n "/^define .*@$k(/,/^}/p" "$BATS_TEST_TMPDIR/in.ll")
+	done
+	run grep -c 'nv\.unroll' "$BATS_TEST_TMPDIR/out.ll"
+	assert_output 0
+	for gate in "-config=P -unroll-early-pragma=0" "-config=P -disable-LoopUnrollPass"; do
+		nv-unroll $gate -S "$BATS_FILE_TMPDIR/u.bc" -o "$BATS_TEST_TMPDIR/same.ll"
+		diff <(grep -v '^; ModuleID' "$BATS_TEST_TMPDIR/in.ll") <(grep -v '^; ModuleID' "$BATS_TEST_TMPDIR/same.ll")
+	done
+	# a module without one passes through whole
+	nv-unroll -config=P -S "$FIXTURES/unroll-kept-exits.ll" -o "$BATS_TEST_TMPDIR/k.ll"
+	diff <(llvm-as "$FIXTURES/unroll-kept-exits.ll" -o - | llvm-dis | grep -v '^; ModuleID') \
+		<(grep -v '^; ModuleID' "$BATS_TEST_TMPDIR/k.ll")
+}
+
+@test "nvcc-lite: a #pragma unroll k loop that is the whole body of a #pragma unroll 1 mainloop is unrolled, its fragments in registers (a GEMM mainloop)" {
+	# Phase I's SimplifyCFG threads the k loop's latch into the mainloop
+	# when nothing unrolled it first: one merged loop under #pragma
+	# unroll 1, frag[k % 2] indexed at run time, a 128-byte local frame
+	cat >"$BATS_TEST_TMPDIR/m.cu" <<-'CU'
+	__global__ void k(float *out, const float *in, int n) {
+	  float frag[2][16]; float acc = 0;
+	  #pragma unroll
+	  for (int j = 0; j < 16; j++) frag[0][j] = in[j];
+	  #pragma unroll 1
+	  for (; n > -2;) {
+	    #pragma unroll
+	    for (int k = 0; k < 2; ++k) {
+	      #pragma unroll
+	      for (int j = 0; j < 16; j++) frag[(k+1)%2][j] = in[n*32 + k*16 + j];
+	      #pragma unroll
+	      for (int j = 0; j < 16; j++) acc += frag[k%2][j] * j;
+	      if (k + 2 == 2) --n;
+	    }
+	  }
+	  out[threadIdx.x] = acc;
+	}
+	CU
+	nvcc-lite -ptx -O3 -arch=sm_90 "$BATS_TEST_TMPDIR/m.cu" -o "$BATS_TEST_TMPDIR/m.ptx"
+	run grep -c "ld.local\|st.local\|__local_depot" "$BATS_TEST_TMPDIR/m.ptx"
+	assert_output 0
+	# every load unrolled, as nvcc's 32 (the loop rotated: its first
+	# fragment loads before it)
+	[ "$(grep -c 'ld.global' "$BATS_TEST_TMPDIR/m.ptx")" -eq 32 ]
+	# without the early unroll, the frame is back: the test sees the merge
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-early-pragma=0 "$BATS_TEST_TMPDIR/m.cu" -o "$BATS_TEST_TMPDIR/off.ptx"
+	grep -q "__local_depot" "$BATS_TEST_TMPDIR/off.ptx"
+	if have_ptxas; then
+		run "$(ptxas_bin)" -arch=sm_90 -v "$BATS_TEST_TMPDIR/m.ptx" -o /dev/null
+		assert_success
+		assert_output --partial "0 bytes stack frame"
+	fi
+}
+
+# bats test_tags=slow
+@test "nvcc-lite: CUB's single-tile reduce, its item loops unrolled before Phase I, keeps nvcc's registers (80 when they were merged)" {
+	need_cuda
+	have_ptxas || skip "ptxas is not installed"
+	cat >"$BATS_TEST_TMPDIR/r.cu" <<-'CU'
+	#include <cub/cub.cuh>
+	void run(const int *in, int *out, int n, void *tmp, size_t bytes) { cub::DeviceReduce::Sum(tmp, bytes, in, out, n); }
+	CU
+	# regs PTX: registers of the single-tile kernel reading the first pass's partials (int *)
+	regs() {
+		"$(ptxas_bin)" -v -arch=sm_90 "$1" -o /dev/null 2>&1 |
+			awk '/Compiling entry.*DeviceReduceSingleTileKernel.*EPiS/ { p = 1 } p && /Used/ { print $5; exit }'
+	}
+	nvcc-lite -ptx -O3 -arch=sm_90 "$BATS_TEST_TMPDIR/r.cu" -o "$BATS_TEST_TMPDIR/on.ptx"
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-early-pragma=0 "$BATS_TEST_TMPDIR/r.cu" -o "$BATS_TEST_TMPDIR/off.ptx"
+	on=$(regs "$BATS_TEST_TMPDIR/on.ptx") off=$(regs "$BATS_TEST_TMPDIR/off.ptx")
+	[ -n "$on" ] && [ -n "$off" ] || fail "no single-tile kernel: '$on' '$off'"
+	[ "$on" -le 32 ] || fail "$on registers (nvcc 13.0: 32)"
+	[ "$off" -gt $((on + 16)) ] || fail "without the early unroll $off registers, with it $on"
 }
 
 @test "every transformed module verifies, is deterministic, and its remarks are valid YAML" {
-	for cfg in A B C D E F; do
+	for cfg in A B C D E F P; do
 		nv-unroll -config=$cfg "$BATS_FILE_TMPDIR/u.bc" -o "$BATS_TEST_TMPDIR/$cfg.bc"
 		nv-opt "$BATS_TEST_TMPDIR/$cfg.bc" -o /dev/null
 	done

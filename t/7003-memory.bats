@@ -112,8 +112,10 @@ theirs() {
 	ours local_items
 	run grep -cE '__local_depot|(ld|st)\.local' "$BATS_TEST_TMPDIR/local_items.ptx"
 	assert_output 0
+	# the early unroll takes its #pragma unroll loops before nv-vectorize
+	# sees them; without it, nv-vectorize leaves them to nv-unroll
 	run --separate-stderr nvcc-lite -ptx -arch=sm_90 -O3 -Xcicc -pass-remarks-missed=nv-vectorize \
-		"$FIXTURES/memory.cu" -o /dev/null
+		-Xcicc -unroll-early-pragma=0 "$FIXTURES/memory.cu" -o /dev/null
 	assert_success
 	[[ "$stderr" == *"in function 'local_items': loop"*"not vectorized: #pragma unroll chooses the shape of this loop"* ]] || fail "$stderr"
 	# without the pragmas, the local array itself keeps the vectorizer away
@@ -205,6 +207,17 @@ theirs() {
 	have_ptxas || skip "ptxas is not installed"
 	frame=$("$(ptxas_bin)" -v -arch=sm_90 "$BATS_FILE_TMPDIR/memory.ptx" -o /dev/null 2>&1 |
 		awk '/Function properties for local_pick/ { p = 1; next } p && /stack frame/ { print $1; exit }')
+	assert_equal "$frame" 0
+}
+
+@test "a zero initialisation the unrolled loop overwrites is dropped (post-unroll's DSE): no store of zeros, no stack frame, as nvcc's" {
+	ours dead_init
+	grep -qE 'st\.local\.v2' "$BATS_TEST_TMPDIR/dead_init.ptx"
+	run grep -cE 'st\.local\.b64|st\.local.*, 0;' "$BATS_TEST_TMPDIR/dead_init.ptx"
+	assert_output 0
+	have_ptxas || skip "ptxas is not installed"
+	frame=$("$(ptxas_bin)" -v -arch=sm_90 "$BATS_FILE_TMPDIR/memory.ptx" -o /dev/null 2>&1 |
+		awk '/Function properties for dead_init$/ { p = 1; next } p && /stack frame/ { print $1; exit }')
 	assert_equal "$frame" 0
 }
 

@@ -34,6 +34,8 @@ const struct nv_pipe_step nv_pipe_steps[] = {
 	{ "nv-link", NV_STAGE_LINK, NV_PHASE_1, ALL, "-cudafe --libdevice -internalize", 0, { 0 } },
 	{ "nv-reflect", NV_STAGE_REFLECT, NV_PHASE_1, ALL, "", 1, { 0 } },
 	{ "nv-inline", NV_STAGE_INLINE, NV_PHASE_1, OPT | P(OFCMID) | P(OFCMIN), "-O%O", 1, { 0 } },
+	{ "nv-unroll", NV_STAGE_UNROLL, NV_PHASE_1, OPT | P(OFCMIN), "-O%O -config=P", 1,
+	  { "disable-LoopUnrollPass=1", "unroll-early-pragma=0" } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_1, OPT | P(OFCMIN), "-O%O -no-unroll -no-vectorize", 1, { 0 } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_1, T23, "-pipeline=unswitch", 1, { "loop-unswitch-threshold=0" } },
 	{ "nv-opt", NV_STAGE_OPT, NV_PHASE_1, P(OFCMID), "-pipeline=std5", 1, { 0 } },

@@ -32,15 +32,15 @@ const struct nv_stdpipe nv_stdpipes[] = {
 	{ "mid-unroll", "function(instcombine<no-verify-fixpoint>)",
 	  "between the early and the late nv-unroll: instcombine, as cicc runs it there" },
 	{ "post-unroll",
-	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,simplifycfg,"
+	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,dse,simplifycfg,"
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg)",
-	  "after nv-unroll: promote local arrays the unrolling made constant-indexed, fold the copies" },
+	  "after nv-unroll: promote local arrays the unrolling made constant-indexed, fold the copies, drop stores the unrolled code overwrites" },
 	{ "post-unroll-t1",
-	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,"
+	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,dse,"
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>)",
 	  "post-unroll at tier 1 (-O1): without SimplifyCFG, which the seed's tier 1 skips" },
 	{ "post-unroll-t3",
-	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,simplifycfg,"
+	  "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,gvn,dse,simplifycfg,"
 	  "loop-mssa(licm<allowspeculation>),adce,instcombine<no-verify-fixpoint>,simplifycfg,tailcallelim)",
 	  "post-unroll at tier 3 (-O3): with TailCallElim, one of the seed's tier-3 extras" },
 	{ "late-memory",
@@ -172,6 +172,24 @@ nv_run_pipeline(LLVMModuleRef m, LLVMTargetMachineRef tm, const char *text)
 	if (err) {
 		nv_error("LLVM pipeline '%s': %s", text, err);
 		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+nv_run_function_pipeline(LLVMValueRef fn, LLVMTargetMachineRef tm, const char *text)
+{
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err = LLVMRunPassesOnFunction(fn, text, tm, po);
+	char *msg = err ? LLVMGetErrorMessage(err) : NULL, *diag = err ? NULL : nv_llvm_error();
+
+	LLVMDisposePassBuilderOptions(po);
+	if (msg || diag) {
+		nv_error("LLVM pipeline '%s': %s", text, msg ? msg : diag);
+		if (msg)
+			LLVMDisposeErrorMessage(msg);
+		free(diag);
 		return -1;
 	}
 	return 0;

@@ -28,5 +28,8 @@ char *nv_stdpipe_run(LLVMModuleRef m, const char *text, LLVMTargetMachineRef tm,
 /* Run pipeline text over m (tm may be NULL); 0, or -1 after an error
  * message naming the pipeline. */
 int nv_run_pipeline(LLVMModuleRef m, LLVMTargetMachineRef tm, const char *text);
+/* Run a function pipeline text (LLVM's passes only) over fn alone; 0, or
+ * -1 after an error message naming the pipeline. */
+int nv_run_function_pipeline(LLVMValueRef fn, LLVMTargetMachineRef tm, const char *text);
 
 #endif

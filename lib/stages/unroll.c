@@ -45,6 +45,7 @@ static const struct nv_unroll_config configs[] = {
 	{ 'D', -1, 0, 0, -1, -1, "late and conservative: no partial or runtime unrolling" },
 	{ 'E', 3, 0, 0, -1, 0, "aggressive O3 slot: O3 budgets, no partial, runtime or profile" },
 	{ 'F', -1, -1, -1, -1, -1, "user-configured: every parameter from the knobs" },
+	{ 'P', -1, 0, 0, 0, 0, "early: only #pragma unroll loops of known trip count, fully" },
 };
 
 const struct nv_unroll_config *
@@ -127,6 +128,7 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->waterfall = (int)nv_knob_int(NV_KNOB_WATERFALL_UNROLLING_FORCE_EPILOGUE);
 	up->epilog = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_EPILOG);
 	up->seal_rolled = cfg->name == 'D' && nv_knob_int(NV_KNOB_UNROLL_SEAL_ROLLED);
+	up->early = cfg->name == 'P';
 	up->multi_exit = (int)nv_knob_int(NV_KNOB_UNROLL_MULTI_EXIT);
 	up->runtime_may_wrap = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_MAY_WRAP);
 }
@@ -1264,6 +1266,10 @@ cascade(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up
 		decide_none(d, 0, "llvm.loop.unroll.disable (#pragma unroll 1, or a remainder or already unrolled loop)");
 		return;
 	}
+	if (up->early && (!(f->pragma_full || f->pragma_enable || f->pragma_count > 1) || !f->tc)) {
+		decide_none(d, 0, "the early unroll takes only #pragma unroll loops of known trip count");
+		return;
+	}
 	/* level 1 */
 	if (f->array) {
 		mult = f->array < 6 ? (unsigned)f->array : 6;
@@ -1279,6 +1285,21 @@ cascade(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up
 		     "iterations, the other exits kept as branches (nv-unroll-multi-exit)", f->label,
 		     f->side_exits, f->side_exits == 1 ? "" : "s", f->merged ? ", one in its test" : "",
 		     (unsigned long long)(f->tc ? f->tc : f->max_tc));
+	if (up->early) {
+		/* config P: a #pragma unroll loop of known trip count, fully,
+		 * before LLVM's simplification can thread its latch into the
+		 * loop around it (a GEMM mainloop's k loop under #pragma unroll
+		 * 1: merged, never unrolled, its fragments left in local
+		 * memory); plain clang's full unroll runs there too.  Anything
+		 * else waits for the main unroll, unmarked. */
+		if (!level_pragma_count(up, f, mult, d) && !level_full(ls, l, up, f, mult, d))
+			decide_none(d, 3, "not fully unrolled within the pragma budget");
+		if (d->how != NV_UNROLL_FULL) {
+			decide_none(d, d->level, "the early unroll unrolls only fully; the main unroll decides");
+			d->nounroll = NV_NOUNROLL_NONE;
+		}
+		return;
+	}
 	if (level_pragma_count(up, f, mult, d) || level_full(ls, l, up, f, mult, d) ||
 	    level_peel(ls, l, up, f, mult, d) || level_partial(up, f, d) || level_runtime(up, f, d) ||
 	    level_small_function(up, f, fnsize, mult, d)) {
@@ -1395,8 +1416,17 @@ decide_function(struct state *st, LLVMValueRef fn)
 	if (remarks_on())
 		labels = nv_cfg_labels(&a.g);
 	seen = xcalloc(a.ls.n, sizeof(*seen));
-	for (unsigned l = 0; l < a.ls.n; l++)
+	for (unsigned l = 0; l < a.ls.n; l++) {
+		int64_t c;
+
 		seen[l] = nv_loop_md_has(&a.ls, l, MD_SEEN);
+		/* config P passes over every loop without a pragma, unmarked */
+		if (up.early && !seen[l])
+			seen[l] = nv_loop_md_has(&a.ls, l, MD_DISABLE) ||
+			          !(nv_loop_md_has(&a.ls, l, "llvm.loop.unroll.full") ||
+			            nv_loop_md_has(&a.ls, l, "llvm.loop.unroll.enable") ||
+			            (nv_loop_md_int(&a.ls, l, "llvm.loop.unroll.count", &c) && c > 1));
+	}
 	/* innermost first: a loop is ready when no unseen loop is inside it */
 	for (unsigned l = 0; l < a.ls.n; l++) {
 		struct facts f;
@@ -1427,8 +1457,9 @@ decide_function(struct state *st, LLVMValueRef fn)
 		if (p->d.how == NV_UNROLL_NONE) {
 			if (p->d.nounroll == NV_NOUNROLL_NOW)
 				nv_loop_md_set(&a.ls, l, MD_DISABLE, 0, 0);
-			nv_remark_loc(NV_REMARK_MISSED, PASS, "NotUnrolled", f.at, &f.loc, "%s not unrolled: %s",
-			          p->where, p->d.why);
+			if (!up.early) /* the main unroll says what becomes of it */
+				nv_remark_loc(NV_REMARK_MISSED, PASS, "NotUnrolled", f.at, &f.loc,
+				              "%s not unrolled: %s", p->where, p->d.why);
 			free(p->where);
 			continue;
 		}
@@ -1653,7 +1684,22 @@ run_group(struct state *st, unsigned group)
 	         upper);
 	current_group = group;
 	each_loop(st->m, show_group, st);
-	return nv_run_pipeline(st->m, st->tm, text);
+	if (st->cfg->name != 'P')
+		return nv_run_pipeline(st->m, st->tm, text);
+	/* config P runs LLVM's unroller over the functions it decided in
+	 * alone: a loop pass puts every loop it sees into LCSSA form */
+	text[strlen(text) - 1] = '\0';
+	for (unsigned i = 0; i < st->np; i++) {
+		unsigned k = 0;
+
+		if (st->p[i].group != group)
+			continue;
+		while (k < i && (st->p[k].group != group || st->p[k].fn != st->p[i].fn))
+			k++;
+		if (k == i && nv_run_function_pipeline(st->p[i].fn, st->tm, text + strlen("function(")))
+			return -1;
+	}
+	return 0;
 }
 
 static const char *
@@ -1760,6 +1806,8 @@ asm_willreturn(LLVMModuleRef m, int on)
 			}
 }
 
+static int early_canon(LLVMModuleRef m, LLVMTargetMachineRef tm, int *any);
+
 int
 nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unroll_config *cfg,
                  int olevel)
@@ -1770,7 +1818,14 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 	nv_diag_llvm_remarks(0); /* ours say what LLVM's passes did here, and why */
 	if (!nv_knob_int(NV_KNOB_UNROLL_SOURCE_WRAP))
 		nv_trip_forget_source_wrap(m);
-	rc = nv_run_pipeline(m, tm, nv_stdpipe_find("loop-canon")->passes);
+	if (cfg->name == 'P')
+		rc = early_canon(m, tm, &more);
+	else
+		rc = nv_run_pipeline(m, tm, nv_stdpipe_find("loop-canon")->passes);
+	if (!rc && !more) { /* config P, and no #pragma unroll loop: untouched */
+		nv_diag_llvm_remarks(1);
+		return 0;
+	}
 	asm_willreturn(m, 1);
 	for (unsigned r = 0; !rc && more && r < MAX_ROUNDS; r++)
 		rc = one_round(&st, &more);
@@ -1781,6 +1836,58 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 		each_loop(m, seal_runtime, &st);
 	nv_diag_llvm_remarks(1);
 	free(st.p);
+	return rc;
+}
+
+/* A #pragma unroll loop the early unroll (config P) may take: its latch
+ * asks for a full unroll, or for a count above 1, and unrolling is not
+ * disabled. */
+static int
+early_candidate(LLVMValueRef term)
+{
+	int64_t c;
+
+	return !nv_md_loop_has(term, MD_DISABLE) &&
+	       (nv_md_loop_has(term, "llvm.loop.unroll.full") || nv_md_loop_has(term, "llvm.loop.unroll.enable") ||
+	        (nv_md_loop_int(term, "llvm.loop.unroll.count", &c) && c > 1));
+}
+
+static int
+has_early_candidate(LLVMValueRef fn)
+{
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) {
+		LLVMValueRef t = LLVMGetBasicBlockTerminator(b);
+
+		if (t && early_candidate(t))
+			return 1;
+	}
+	return 0;
+}
+
+/* Config P puts into loop form only the functions that hold a candidate,
+ * and says through *any whether one does: the rest of the module, before
+ * Phase I, stays as the front end and the inliner left it (run over a
+ * whole module, loop-canon alone changed what ptxas made of the stencil
+ * bench's loads). */
+static int
+early_canon(LLVMModuleRef m, LLVMTargetMachineRef tm, int *any)
+{
+	const char *canon = nv_stdpipe_find("loop-canon")->passes;
+	size_t len = strlen(canon);
+	char *text;
+	int rc = 0;
+
+	*any = 0;
+	/* loop-canon is one function(...) pipeline: its inside runs per function */
+	if (strncmp(canon, "function(", 9) || canon[len - 1] != ')')
+		nv_fatal("loop-canon is not a function pipeline: %s", canon);
+	text = xasprintf("%.*s", (int)(len - 10), canon + 9);
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !rc; f = LLVMGetNextFunction(f))
+		if (!LLVMIsDeclaration(f) && has_early_candidate(f)) {
+			*any = 1;
+			rc = nv_run_function_pipeline(f, tm, text);
+		}
+	free(text);
 	return rc;
 }
 
