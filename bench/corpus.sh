@@ -137,17 +137,38 @@ kernel_insts() {
 	END { for (i = 1; i <= nk; i++) print order[i], n[order[i]] }' "$1"
 }
 
-# kernel_ptxas LOG: "ENTRY REGISTERS SPILL STACK" for each entry of a
-# ptxas -v log; spill is store plus load bytes, both the entry's own.
+# kernel_ptxas LOG: "ENTRY REGISTERS SPILL STACK SMEM" for each entry of a
+# ptxas -v log; spill is store plus load bytes, both the entry's own; SMEM
+# its static shared memory.
 kernel_ptxas() {
 	awk '
 	/Compiling entry function/ { e = $0; sub(/.*function ./, "", e); sub(/. for .*/, "", e); cur = e }
 	/Function properties for/ { f = $NF }
 	/bytes stack frame/ { stack[f] = $1; spill[f] = $5 + $9 }
 	/Used [0-9]+ registers/ && cur != "" {
-		for (i = 1; i <= NF; i++) if ($i == "Used") r = $(i + 1)
-		print cur, r, spill[cur] + 0, stack[cur] + 0; cur = ""
+		sm = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i == "Used") r = $(i + 1)
+			if ($i ~ /^smem,?$/ && $(i - 1) == "bytes") sm = $(i - 2)
+		}
+		print cur, r, spill[cur] + 0, stack[cur] + 0, sm; cur = ""
 	}' "$1"
+}
+
+# kernel_threads PTX: "ENTRY THREADS" for each .entry: the block size its
+# launch bounds give (.maxntid or .reqntid, x*y*z), else 256.
+kernel_threads() {
+	awk '
+	function flush() { if (cur != "") print cur, (t ? t : 256); cur = ""; t = 0 }
+	/^[^\/]*\.entry[ \t]/ {
+		flush(); cur = $0; sub(/.*\.entry[ \t]+/, "", cur); sub(/[^A-Za-z0-9_$.].*/, "", cur); next
+	}
+	cur != "" && /^[ \t]*\.(maxntid|reqntid)[ \t]/ {
+		s = $0; sub(/^[ \t]*\.[a-z]+[ \t]+/, "", s); n = split(s, d, /[ \t,]+/); t = 1
+		for (i = 1; i <= n; i++) if (d[i] ~ /^[0-9]+$/) t *= d[i]
+	}
+	cur != "" && /^[ \t]*\{/ { flush() }
+	END { flush() }' "$1"
 }
 
 # one ROOT REL RESULT: compile ROOT/REL with both, measure, and write
@@ -226,20 +247,26 @@ one() {
 			set +f
 		fi
 		# a row per kernel of either: nvcc's numbers, nvcc-lite's, clang's
+		# and the block size and shared memory occupancy needs
 		for c in $cs; do
 			kernel_ptxas "$art.$c.ptxas" | sed "s/^/$c P /"
 			kernel_insts "$art.$c.ptx" | sed "s/^/$c I /"
 			[ $c = clang ] || sed "s/^/$c E /" "$art.$c.entries"
-		done | awk -v key="$key" '
+		done | { cat; kernel_threads "$art.nvcc.ptx" | sed "s/^/nvcc T /"; } | awk -v key="$key" '
 		$2 == "E" { if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 } }
-		$2 == "P" { p[$1, $3] = $4 "\t" $5 "\t" $6 }
+		$2 == "P" { p[$1, $3] = $4 "\t" $5 "\t" $6; sm[$1, $3] = $7 }
 		$2 == "I" { ins[$1, $3] = $4 }
+		$2 == "T" { th[$3] = $4 }
 		function cols(c, k) {
 			return (((c, k) in p) ? p[c, k] : "-\t-\t-") "\t" (((c, k) in ins) ? ins[c, k] : "-")
 		}
+		function val(a, k) { return k in a ? a[k] : "-" }
 		END {
-			for (i = 1; i <= n; i++)
-				print key "\t" order[i] "\t" cols("nvcc", order[i]) "\t" cols("lite", order[i]) "\t" cols("clang", order[i])
+			for (i = 1; i <= n; i++) {
+				k = order[i]
+				print key "\t" k "\t" cols("nvcc", k) "\t" cols("lite", k) "\t" cols("clang", k) "\t" \
+					val(th, k) "\t" val(sm, "nvcc" SUBSEP k) "\t" val(sm, "lite" SUBSEP k)
+			}
 		}
 		' >"$res.kern"
 	fi
@@ -291,13 +318,25 @@ wait
 nvcc_v=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 lite_v=$("$lite" --version 2>/dev/null | head -n 1)
 cat "$work"/*.file >"$work/files"
-cat "$work"/*.kern >"$work/kerns" 2>/dev/null || : >"$work/kerns"
+cat "$work"/*.kern >"$work/kerns0" 2>/dev/null || : >"$work/kerns0"
+# occupancy at each kernel's block size: lib/ir/occupancy.c's rules,
+# through bench/occupancy.c, for nvcc's registers and shared memory and
+# nvcc-lite's (columns 18-20: nvcc's blocks per SM, nvcc-lite's, and what
+# limits nvcc-lite's)
+${CC:-cc} -std=c17 -O2 -I"$top/lib" "$top/bench/occupancy.c" "$top/lib/ir/occupancy.c" -o "$work/occupancy" ||
+	die "cannot build bench/occupancy.c"
+for c in nvcc lite; do
+	if [ $c = nvcc ]; then cut -f3,16,15 "$work/kerns0"; else cut -f7,17,15 "$work/kerns0"; fi |
+		awk -F'\t' '{ print $1, $3, $2 }' | "$work/occupancy" $arch >"$work/occ.$c" || die "occupancy failed"
+done
+cut -d' ' -f1 "$work/occ.nvcc" | paste "$work/kerns0" - >"$work/kerns1"
+awk '{ b = $1; $1 = $2 = ""; sub(/^ +/, ""); print b "\t" $0 }' "$work/occ.lite" | paste "$work/kerns1" - >"$work/kerns"
 # shellcheck disable=SC2016
 csv='
 function q(s) { if (s ~ /[",\n]/ || s ~ /^ /) { gsub(/"/, "\"\"", s); s = "\"" s "\"" } return s }
 function row(   i, s) { s = q($1); for (i = 2; i <= NF; i++) s = s "," q($i); return s }'
 {
-	echo "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts,clang_regs,clang_spill_bytes,clang_stack_bytes,clang_ptx_insts"
+	echo "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts,clang_regs,clang_spill_bytes,clang_stack_bytes,clang_ptx_insts,threads,nvcc_smem_bytes,lite_smem_bytes,nvcc_blocks_per_sm,lite_blocks_per_sm,lite_occupancy_limit"
 	awk -F'\t' "$csv"' { print row() }' "$work/kerns"
 } >"$out/corpus.csv"
 {
@@ -317,6 +356,8 @@ function cell_of(t, r, g) {
 	if (t == "")
 		return r == 1 ? files[g] + 0 : r == 2 ? files[g] - nok[g] : r == 3 ? nok[g] + 0 : \
 		       r == 4 ? pct(lok[g] + 0, nok[g] + 0) : r == 5 ? rej[g] + 0 : r == 6 ? mis[g] + 0 : pct(good[g] + 0, nok[g] + 0)
+	if (t ~ /^occupancy/)
+		return r == 1 ? on_[g] + 0 : r == 2 ? olose[g] + 0 : r == 3 ? owin[g] + 0 : olreg[g] + 0
 	if (t ~ /^kernels where/)
 		return r == 1 ? over[g] + 0 : r == 2 ? under[g] + 0 : r == 3 ? frame[g] + 0 : spill[g] + 0
 	if (t ~ /nvcc-lite \/ nvcc/)
@@ -377,6 +418,14 @@ part == 1 {
 		if (1.1 * $7 < $3) under[g]++
 		if ($9 > 0 && $5 == 0) frame[g]++
 		if ($8 > 0 && $4 == 0) spill[g]++
+		if ($18 != "-" && $19 != "-" && $18 != "" && $19 != "") {
+			on_[g]++
+			if ($19 + 0 < $18 + 0) { olose[g]++; if ($20 == "registers") olreg[g]++ }
+			if ($19 + 0 > $18 + 0) owin[g]++
+			if (j == 1 && $19 + 0 != $18 + 0)
+				steps[++nsteps] = sprintf("| %s | %s | %s | %d / %d | %d / %d | %s |", $1, cell($2), $15,
+					$3, $7, $18, $19, $20)
+		}
 		if ($11 == "-" || $14 == "-") continue
 		cn[g]++
 		cr[g] += log(mx1($11) / mx1($3)); clr[g] += log(mx1($7) / mx1($3)); lc[g] += log(mx1($7) / mx1($11))
@@ -397,6 +446,9 @@ END {
 	print "\nRegisters and instructions as max(x,1); a kernel counts when both PTX files pass ptxas." >md
 	print "" >md
 	table("kernels where nvcc-lite has", "registers over 1.10x nvcc'\''s|registers under nvcc'\''s / 1.10|a stack frame, nvcc none|spills, nvcc none")
+	print "" >md
+	table("occupancy steps against nvcc", "kernels compared|nvcc-lite loses a step (fewer blocks per SM)|nvcc-lite wins a step|steps lost to registers")
+	printf "\nOccupancy: resident blocks per SM on %s at the kernel'\''s launch bounds (.maxntid/.reqntid) or 256 threads, from registers and static shared memory (lib/ir/occupancy.c).\n", arch >md
 	if (plain) {
 		print "" >md
 		table("geomean against plain clang -O3", "kernels all three compile|registers, clang / nvcc|registers, nvcc-lite / nvcc|registers, nvcc-lite / clang|spill bytes (x+1), nvcc-lite / clang|stack bytes (x+1), nvcc-lite / clang|PTX instructions, nvcc-lite / clang|kernels, fewer / more registers than clang|files clang fails on or ptxas rejects")
@@ -410,6 +462,10 @@ END {
 			t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t
 		}
 		for (i = 1; i <= ncause; i++) printf "| %d | %s |\n", cause[corder[idx[i]]], cell(corder[idx[i]]) >md
+	}
+	if (nsteps) {
+		printf "\n## Occupancy steps (%d)\n\n| file | kernel | threads | registers nvcc / nvcc-lite | blocks per SM nvcc / nvcc-lite | nvcc-lite'\''s limit |\n|---|---|---|---|---|---|\n", nsteps >md
+		for (i = 1; i <= nsteps; i++) print steps[i] >md
 	}
 	split("lite-fail|ptxas-reject|entry-mismatch|nvcc-fail", which, "|")
 	split("nvcc-lite failures|ptxas rejections of nvcc-lite'\''s PTX|.entry sets that differ|nvcc -ptx fails (not counted)", title, "|")

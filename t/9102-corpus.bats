@@ -45,6 +45,30 @@ setup_file() {
 			x[threadIdx.x] = s * SCALE;
 		}
 	EOF
+	cat >"$TINY/occ.cu" <<-'EOF'
+		__global__ void __launch_bounds__(1024) occ(float *x)
+		{
+		#ifdef WIDE
+			float v[40], s = 0;
+		#pragma unroll
+			for (int i = 0; i < 40; i++) v[i] = x[threadIdx.x + 1024 * i];
+		#pragma unroll
+			for (int i = 0; i < 40; i++)
+		#pragma unroll
+				for (int j = i + 1; j < 40; j++) s += v[i] * v[j];
+			x[threadIdx.x] = s;
+		#else
+			x[threadIdx.x] *= 2.0f;
+		#endif
+		}
+		__global__ void __launch_bounds__(128) tiled(float *x)
+		{
+			__shared__ float t[4096];
+			t[threadIdx.x] = x[threadIdx.x];
+			__syncthreads();
+			x[threadIdx.x] = t[(threadIdx.x * 33) & 4095];
+		}
+	EOF
 	printf '# a define for sub/\n\nsub/*.cu\t-DSCALE=2.0f  -I$ROOT/sub\n' >"$TINY/.corpus-flags"
 	# the nvcc-lite measured: the real one, made to fail on breaks.cu, to
 	# see a second kernel in mismatch.cu and to spill flagged.cu's 32
@@ -56,6 +80,7 @@ setup_file() {
 			*breaks.cu) echo "\$a:1:7: error: this nvcc-lite is made to fail" >&2; echo "second line" >&2; exit 1 ;;
 			*mismatch.cu) set -- -DEXTRA "\$@"; break ;;
 			*flagged.cu) set -- -maxrregcount=16 "\$@"; break ;;
+			*occ.cu) set -- -DWIDE "\$@"; break ;;
 			esac
 		done
 		exec "$TOP/bin/nvcc-lite" "\$@"
@@ -72,7 +97,7 @@ need_nvcc() {
 
 @test "corpus.sh: each file's status, with the first error line of a failure" {
 	need_nvcc
-	# the bar is not met: nvcc-lite fails on one of four files, one kernel set differs
+	# the bar is not met: nvcc-lite fails on one of five files, one kernel set differs
 	assert_equal "$RC" 1
 	run cat "$OUT/corpus-files.csv"
 	assert_line --index 0 "file,status,nvcc_ms,lite_ms,nvcc_kernels,lite_kernels,entries,ptxas,first_error,only_nvcc,only_lite,flags,clang"
@@ -88,11 +113,16 @@ need_nvcc() {
 @test "corpus.sh: a row per kernel with both compilers' numbers" {
 	need_nvcc
 	run cat "$OUT/corpus.csv"
-	assert_line --index 0 "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts,clang_regs,clang_spill_bytes,clang_stack_bytes,clang_ptx_insts"
-	# no -C: no clang columns
-	assert_line --regexp '^tiny/good\.cu,scale,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-$'
-	assert_line --regexp '^tiny/good\.cu,_Z3addPiPKi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-$'
-	assert_line --regexp '^tiny/mismatch\.cu,_Z5extraPi,-,-,-,-,[0-9]+,0,0,[0-9]+,-,-,-,-$'
+	assert_line --index 0 "file,kernel,nvcc_regs,nvcc_spill_bytes,nvcc_stack_bytes,nvcc_ptx_insts,lite_regs,lite_spill_bytes,lite_stack_bytes,lite_ptx_insts,clang_regs,clang_spill_bytes,clang_stack_bytes,clang_ptx_insts,threads,nvcc_smem_bytes,lite_smem_bytes,nvcc_blocks_per_sm,lite_blocks_per_sm,lite_occupancy_limit"
+	# no -C: no clang columns; 256 threads without launch bounds, 8 blocks of them
+	assert_line --regexp '^tiny/good\.cu,scale,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-,256,0,0,8,8,warps$'
+	assert_line --regexp '^tiny/good\.cu,_Z3addPiPKi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-,256,0,0,8,8,warps$'
+	assert_line --regexp '^tiny/mismatch\.cu,_Z5extraPi,-,-,-,-,[0-9]+,0,0,[0-9]+,-,-,-,-,-,-,0,-,-,-$'
+	# occupancy: 128 threads and 16 KB of shared memory, 13 blocks
+	# ((228 KB) / (16 KB + 1 KB reserved)); 1024 threads, 2 blocks at
+	# nvcc's registers, 1 at over 32 (nvcc-lite made to hold 40 values)
+	assert_line --regexp '^tiny/occ\.cu,_Z5tiledPf,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-,128,16384,16384,13,13,shared memory$'
+	assert_line --regexp '^tiny/occ\.cu,_Z3occPf,[0-9]+,0,0,[0-9]+,(3[3-9]|[4-9][0-9]),0,0,[0-9]+,-,-,-,-,1024,0,0,2,1,registers$'
 	assert_line --regexp '^tiny/sub/flagged\.cu,_Z7flaggedPf,'
 	refute_output --partial "breaks.cu"
 	# the instruction count is the entry body's statements
@@ -103,12 +133,12 @@ need_nvcc() {
 @test "corpus.sh: the Markdown summary, failures by cause, and the mismatch" {
 	need_nvcc
 	run cat "$OUT/corpus.md"
-	assert_line "| files | 5 | 5 |"
+	assert_line "| files | 6 | 6 |"
 	assert_line "| nvcc -ptx fails (not counted) | 1 | 1 |"
-	assert_line "| nvcc-lite compiles | 3 (75.0%) | 3 (75.0%) |"
+	assert_line "| nvcc-lite compiles | 4 (80.0%) | 4 (80.0%) |"
 	assert_line "| .entry set differs | 1 | 1 |"
-	assert_line "| all good | 2 (50.0%) | 2 (50.0%) |"
-	assert_line "| kernels compared | 4 | 4 |"
+	assert_line "| all good | 3 (60.0%) | 3 (60.0%) |"
+	assert_line "| kernels compared | 6 | 6 |"
 	assert_line "| 1 | error: this nvcc-lite is made to fail |"
 	assert_line "| tiny/breaks.cu | tiny/breaks.cu:1:7: error: this nvcc-lite is made to fail |"
 	assert_line "| tiny/mismatch.cu |  | _Z5extraPi |"
@@ -122,8 +152,15 @@ need_nvcc() {
 	[ "$under" -ge 1 ] || fail "flagged.cu is not under nvcc's registers"
 	assert_line "| registers over 1.10x nvcc's | $over | $over |"
 	assert_line "| registers under nvcc's / 1.10 | $under | $under |"
+	# the occupancy steps: occ loses one to registers, and is listed
+	assert_line "| nvcc-lite loses a step (fewer blocks per SM) | 1 | 1 |"
+	assert_line "| nvcc-lite wins a step | 0 | 0 |"
+	assert_line "| steps lost to registers | 1 | 1 |"
+	assert_line "## Occupancy steps (1)"
+	assert_line --regexp '^\| tiny/occ\.cu \| _Z3occPf \| 1024 \| [0-9]+ / [0-9]+ \| 2 / 1 \| registers \|$'
 	run cat "$BATS_FILE_TMPDIR/stdout"
-	assert_line "| nvcc-lite compiles | 3 (75.0%) | 3 (75.0%) |"
+	assert_line "| nvcc-lite compiles | 4 (80.0%) | 4 (80.0%) |"
+	assert_line "| nvcc-lite loses a step (fewer blocks per SM) | 1 | 1 |"
 	refute_output --partial "## "
 }
 
@@ -202,9 +239,9 @@ tiny/sub/flagged.cu,ok,fail"
 	assert_output "corpus: nvcc-lite -dryrun's clang command is not the one expected"
 	# clang's numbers beside the others; flagged.cu keeps nvcc-lite's
 	run cat "$BATS_TEST_TMPDIR/o/corpus.csv"
-	assert_line --regexp '^tiny/good\.cu,scale,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+$'
-	assert_line --regexp '^tiny/good\.cu,_Z3addPiPKi,([0-9]+,0,0,[0-9]+,){2}[0-9]+,0,0,[0-9]+$'
-	assert_line --regexp '^tiny/sub/flagged\.cu,_Z7flaggedPf,([0-9]+,0,0,[0-9]+,){2}-,-,-,-$'
+	assert_line --regexp '^tiny/good\.cu,scale,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,256,0,0,8,8,warps$'
+	assert_line --regexp '^tiny/good\.cu,_Z3addPiPKi,([0-9]+,0,0,[0-9]+,){2}[0-9]+,0,0,[0-9]+,256,0,0,8,8,warps$'
+	assert_line --regexp '^tiny/sub/flagged\.cu,_Z7flaggedPf,([0-9]+,0,0,[0-9]+,){2}-,-,-,-,256,0,0,8,8,warps$'
 	# the PTX is clang's, not nvcc-lite's: clang's back end marks each function, nv-llc does not
 	grep -q -- '-- Begin function scale' "$BATS_TEST_TMPDIR/o/corpus/tiny/good.cu.clang.ptx"
 	run grep -c -- '-- Begin function' "$BATS_TEST_TMPDIR/o/corpus/tiny/good.cu.lite.ptx"
@@ -242,8 +279,50 @@ tiny/sub/flagged.cu,ok,fail"
 	# both kernels counted for both compilers, the wmma one at a handful
 	# of statements (not 0, not the file's)
 	run cat "$BATS_TEST_TMPDIR/o/corpus.csv"
-	assert_line --regexp '^mma/mma\.cu,_Z3mmaPKiS0_Pf,[0-9]+,0,0,([5-9]|[1-3][0-9]),[0-9]+,0,0,([5-9]|[1-3][0-9]),-,-,-,-$'
-	assert_line --regexp '^mma/mma\.cu,_Z5afterPi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-$'
+	assert_line --regexp '^mma/mma\.cu,_Z3mmaPKiS0_Pf,[0-9]+,0,0,([5-9]|[1-3][0-9]),[0-9]+,0,0,([5-9]|[1-3][0-9]),-,-,-,-,256,0,0,8,8,warps$'
+	assert_line --regexp '^mma/mma\.cu,_Z5afterPi,[0-9]+,0,0,[0-9]+,[0-9]+,0,0,[0-9]+,-,-,-,-,256,0,0,8,8,warps$'
+}
+
+@test "occupancy: lib/ir/occupancy.c's blocks per SM are CUDA's occupancy calculator's on hand-computed cases" {
+	cc -std=c17 -O2 -I"$TOP/lib" "$TOP/bench/occupancy.c" "$TOP/lib/ir/occupancy.c" -o "$BATS_TEST_TMPDIR/occ"
+	# sm_90, 256 threads (8 warps): 32 registers 8 blocks (64 warps), 33-40
+	# six (1280 registers a warp, 12 warps a sub-partition), 64 four, 90
+	# two; 1024 threads at 64 registers one block, at 65 none (a block
+	# needs 32 warps, the file holds 28 at 2304 a warp); 16 KB of shared
+	# memory and the 1 KB reserved: 228 / 17 = 13 blocks; 32 threads:
+	# 32 blocks, the SM's most; sm_86 (48 warps, 16 blocks, 100 KB)
+	run "$BATS_TEST_TMPDIR/occ" sm_90 <<-'EOF'
+		32 0 256
+		33 0 256
+		40 0 256
+		41 0 256
+		64 0 256
+		90 0 256
+		64 0 1024
+		65 0 1024
+		32 16384 128
+		16 0 32
+		- 0 256
+	EOF
+	assert_success
+	assert_output "8 64 warps
+6 48 registers
+6 48 registers
+5 40 registers
+4 32 registers
+2 16 registers
+1 32 registers
+0 0 registers
+13 52 shared memory
+32 32 blocks
+- - -"
+	run "$BATS_TEST_TMPDIR/occ" sm_86 <<<$'32 0 256\n16 0 64\n32 49152 256'
+	assert_output "6 48 warps
+16 32 blocks
+2 16 shared memory"
+	run -1 "$BATS_TEST_TMPDIR/occ" sm_90 <<<"32 x 256"
+	assert_output "occupancy: line 1: 'x' is not a number"
+	run -2 "$BATS_TEST_TMPDIR/occ" 90
 }
 
 @test "corpus.sh refuses what it does not understand" {
