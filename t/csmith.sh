@@ -91,7 +91,7 @@ configs=(
 	"late-memory-O3|c fp|nv-opt -O3 -no-unroll \$in | nv-unroll | nv-opt -pipeline=post-unroll | nv-opt -pipeline=late-memory -o \$out"
 	"basr-chain|c fp|set -o pipefail; nv-opt -O3 -no-unroll \$in | nv-unroll | nv-opt -pipeline=post-unroll | nv-opt \$R -nv-basr-chain-in-loops=1 -pipeline=late-memory -o \$out 2>&1 | awk '!/: remark: / || /pass-remarks=base-address-strength-reduce-chain]/' >&2"
 	"split-link|c fp|nv-split -n 3 -o \$out.part \$in && nv-link \$R -split-map=\$out.part.map \$out.part.*.bc -o \$out"
-	"chain|c fp|nv-link \$R \$in | nv-reflect \$R -arch=sm_90 | nv-inline \$R | nv-opt -O3 -no-unroll -no-vectorize | nv-vectorize \$R | nv-unroll \$R | nv-opt -pipeline=mid-unroll | nv-unroll \$R -config=D | nv-opt -pipeline=post-unroll | nv-opt -pipeline=late-memory | nv-remat \$R -remat-maxreg-ceiling=1 -o \$out"
+	"chain|c fp|nv-link \$R \$in | nv-reflect \$R -arch=sm_90 | nv-inline \$R | nv-unroll \$R -config=P | nv-opt -O3 -no-unroll -no-vectorize | nv-vectorize \$R | nv-unroll \$R | nv-opt -pipeline=mid-unroll | nv-unroll \$R -config=D | nv-opt -pipeline=post-unroll | nv-opt -pipeline=late-memory | nv-remat \$R -remat-maxreg-ceiling=1 -o \$out"
 )
 # name | nvcc-lite options: the program as device code, to PTX and ptxas.
 drivers=(

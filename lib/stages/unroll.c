@@ -45,7 +45,7 @@ static const struct nv_unroll_config configs[] = {
 	{ 'D', -1, 0, 0, -1, -1, "late and conservative: no partial or runtime unrolling" },
 	{ 'E', 3, 0, 0, -1, 0, "aggressive O3 slot: O3 budgets, no partial, runtime or profile" },
 	{ 'F', -1, -1, -1, -1, -1, "user-configured: every parameter from the knobs" },
-	{ 'P', -1, 0, 0, 0, 0, "early: only #pragma unroll loops of known trip count, fully" },
+	{ 'P', -1, 0, 0, 0, 0, "early: #pragma unroll loops of known trip count, fully, where one sits in a loop that stays" },
 };
 
 const struct nv_unroll_config *
@@ -1362,6 +1362,8 @@ struct state {
 	struct pending *p;
 	unsigned np;
 	int seal_vectorized;        /* -unroll-seal-vectorized */
+	LLVMValueRef *early;        /* config P: the functions it takes */
+	unsigned nearly;
 };
 
 static unsigned
@@ -1394,6 +1396,9 @@ remarks_on(void)
 	       nv_remark_enabled(NV_REMARK_ANALYSIS, PASS);
 }
 
+static int pragma_loop(const struct nv_loops *ls, unsigned l);
+static int early_canon(struct state *st);
+
 /* Decide the loops of fn that are ready (not decided, inner loops all
  * decided), and mark them for the LLVM runs.  Returns how many were ready. */
 static unsigned
@@ -1402,6 +1407,7 @@ decide_function(struct state *st, LLVMValueRef fn)
 	struct nv_fn_loops a;
 	struct nv_unroll_params up;
 	unsigned ready = 0, fnsize, *seen;
+	int early;
 	char **labels = NULL;
 	size_t len;
 	const char *fname = LLVMGetValueName2(fn, &len);
@@ -1416,16 +1422,14 @@ decide_function(struct state *st, LLVMValueRef fn)
 	if (remarks_on())
 		labels = nv_cfg_labels(&a.g);
 	seen = xcalloc(a.ls.n, sizeof(*seen));
+	early = 0;
+	for (unsigned i = 0; up.early && i < st->nearly && !early; i++)
+		early = st->early[i] == fn;
 	for (unsigned l = 0; l < a.ls.n; l++) {
-		int64_t c;
-
 		seen[l] = nv_loop_md_has(&a.ls, l, MD_SEEN);
-		/* config P passes over every loop without a pragma, unmarked */
+		/* config P passes over every loop it does not take, unmarked */
 		if (up.early && !seen[l])
-			seen[l] = nv_loop_md_has(&a.ls, l, MD_DISABLE) ||
-			          !(nv_loop_md_has(&a.ls, l, "llvm.loop.unroll.full") ||
-			            nv_loop_md_has(&a.ls, l, "llvm.loop.unroll.enable") ||
-			            (nv_loop_md_int(&a.ls, l, "llvm.loop.unroll.count", &c) && c > 1));
+			seen[l] = !early || !pragma_loop(&a.ls, l);
 	}
 	/* innermost first: a loop is ready when no unseen loop is inside it */
 	for (unsigned l = 0; l < a.ls.n; l++) {
@@ -1806,7 +1810,7 @@ asm_willreturn(LLVMModuleRef m, int on)
 			}
 }
 
-static int early_canon(LLVMModuleRef m, LLVMTargetMachineRef tm, int *any);
+
 
 int
 nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unroll_config *cfg,
@@ -1818,11 +1822,15 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 	nv_diag_llvm_remarks(0); /* ours say what LLVM's passes did here, and why */
 	if (!nv_knob_int(NV_KNOB_UNROLL_SOURCE_WRAP))
 		nv_trip_forget_source_wrap(m);
-	if (cfg->name == 'P')
-		rc = early_canon(m, tm, &more);
-	else
+	if (cfg->name == 'P') {
+		int taken = early_canon(&st);
+
+		rc = taken < 0 ? -1 : 0;
+		more = taken > 0;
+	} else {
 		rc = nv_run_pipeline(m, tm, nv_stdpipe_find("loop-canon")->passes);
-	if (!rc && !more) { /* config P, and no #pragma unroll loop: untouched */
+	}
+	if (!rc && !more) { /* config P, and no function it takes: untouched */
 		nv_diag_llvm_remarks(1);
 		return 0;
 	}
@@ -1836,59 +1844,79 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 		each_loop(m, seal_runtime, &st);
 	nv_diag_llvm_remarks(1);
 	free(st.p);
+	free(st.early);
 	return rc;
 }
 
-/* A #pragma unroll loop the early unroll (config P) may take: its latch
- * asks for a full unroll, or for a count above 1, and unrolling is not
- * disabled. */
+/* A #pragma unroll loop: full, or a count (which may cover a known trip
+ * count), not disabled. */
 static int
-early_candidate(LLVMValueRef term)
+pragma_loop(const struct nv_loops *ls, unsigned l)
 {
 	int64_t c;
 
-	return !nv_md_loop_has(term, MD_DISABLE) &&
-	       (nv_md_loop_has(term, "llvm.loop.unroll.full") || nv_md_loop_has(term, "llvm.loop.unroll.enable") ||
-	        (nv_md_loop_int(term, "llvm.loop.unroll.count", &c) && c > 1));
+	return !nv_loop_md_has(ls, l, MD_DISABLE) &&
+	       (nv_loop_md_has(ls, l, "llvm.loop.unroll.full") || nv_loop_md_has(ls, l, "llvm.loop.unroll.enable") ||
+	        (nv_loop_md_int(ls, l, "llvm.loop.unroll.count", &c) && c > 1));
+}
+
+/* Whether a function's loops are the early unroll's (config P): one of
+ * its #pragma unroll loops sits inside a loop that stays a loop (no
+ * #pragma unroll asking for it whole: #pragma unroll 1, no pragma, a
+ * count).  Only there can LLVM's SimplifyCFG thread the inner loop's latch
+ * into the loop around it.  Then every #pragma unroll loop of the function
+ * goes early, the prologue's too (a GEMM's first fragment load left for
+ * later made a pointer phi of the fragment array, and a frame); a function
+ * whose #pragma unroll loops nest only in each other (bench's
+ * attention_row) is left to the main unroll as before. */
+static int
+early_function(const struct nv_loops *ls)
+{
+	for (unsigned l = 0; l < ls->n; l++) {
+		if (!pragma_loop(ls, l))
+			continue;
+		for (unsigned a = ls->v[l].parent; a != NV_NONE; a = ls->v[a].parent)
+			if (nv_loop_md_has(ls, a, MD_DISABLE) ||
+			    !(nv_loop_md_has(ls, a, "llvm.loop.unroll.full") ||
+			      nv_loop_md_has(ls, a, "llvm.loop.unroll.enable")))
+				return 1;
+	}
+	return 0;
 }
 
 static int
 has_early_candidate(LLVMValueRef fn)
 {
-	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) {
-		LLVMValueRef t = LLVMGetBasicBlockTerminator(b);
+	struct nv_fn_loops a;
+	int any = 0;
 
-		if (t && early_candidate(t))
-			return 1;
-	}
-	return 0;
+	nv_fn_loops_build(&a, fn);
+	any = early_function(&a.ls);
+	nv_fn_loops_release(&a);
+	return any;
 }
 
-/* Config P puts into loop form only the functions that hold a candidate,
- * and says through *any whether one does: the rest of the module, before
- * Phase I, stays as the front end and the inliner left it (run over a
- * whole module, loop-canon alone changed what ptxas made of the stencil
- * bench's loads). */
+/* Config P puts into loop form only the functions it takes (st->early),
+ * and only as far as it needs: loop-simplify and rotation, which the trip
+ * counts are read from (without rotation neither the GEMM repro nor CUB's
+ * single-tile reduce is counted), not loop-canon's LICM and IndVarSimplify,
+ * which Phase I runs anyway (before them, bench's wmma_gemm_shared copy
+ * loops came out with 90 more instructions).  The rest of the module stays
+ * as the front end and the inliner left it (loop-canon over a whole module
+ * changed what ptxas made of the stencil bench's loads).  Returns how many
+ * functions it takes, or -1 after an error. */
+#define EARLY_CANON "loop-simplify,lcssa,loop-mssa(loop-rotate),loop-simplify,lcssa"
 static int
-early_canon(LLVMModuleRef m, LLVMTargetMachineRef tm, int *any)
+early_canon(struct state *st)
 {
-	const char *canon = nv_stdpipe_find("loop-canon")->passes;
-	size_t len = strlen(canon);
-	char *text;
-	int rc = 0;
-
-	*any = 0;
-	/* loop-canon is one function(...) pipeline: its inside runs per function */
-	if (strncmp(canon, "function(", 9) || canon[len - 1] != ')')
-		nv_fatal("loop-canon is not a function pipeline: %s", canon);
-	text = xasprintf("%.*s", (int)(len - 10), canon + 9);
-	for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !rc; f = LLVMGetNextFunction(f))
+	for (LLVMValueRef f = LLVMGetFirstFunction(st->m); f; f = LLVMGetNextFunction(f))
 		if (!LLVMIsDeclaration(f) && has_early_candidate(f)) {
-			*any = 1;
-			rc = nv_run_function_pipeline(f, tm, text);
+			st->early = xrealloc(st->early, (st->nearly + 1) * sizeof(*st->early));
+			st->early[st->nearly++] = f;
+			if (nv_run_function_pipeline(f, st->tm, EARLY_CANON))
+				return -1;
 		}
-	free(text);
-	return rc;
+	return (int)st->nearly;
 }
 
 /* --- hiding loops from LLVM's own unrollers (nv-opt) --- */
