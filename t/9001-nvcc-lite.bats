@@ -75,7 +75,7 @@ setup() {
 @test "-keep leaves every intermediate, and -keep-dir puts them in a directory" {
 	run nvcc-lite -ptx -keep -arch=sm_90 k.cu -o kept.ptx
 	assert_success
-	for f in k.0-cudafe.bc k.1-nv-link.bc k.2-nv-reflect.bc k.3-nv-inline.bc k.4-nv-opt.bc; do
+	for f in k.0-cudafe.bc k.1-nv-link.bc k.2-nv-reflect.bc k.3-nv-inline.bc k.4-nv-unroll.bc k.5-nv-opt.bc; do
 		assert_file_exists "$f"
 	done
 	mkdir kd

@@ -538,9 +538,10 @@ static int
 check_output(const struct nv_plan *p, const struct nv_job *j)
 {
 	const char *what = j->check == NV_CHECK_ELF ? "an ELF file" : "a fatbin";
-	int bad = j->check == NV_CHECK_ELF ? nv_io_check_elf(j->output) : nv_io_check_fatbin(j->output);
 
-	if (j->check == NV_CHECK_NONE || !bad)
+	/* a job with nothing to check may have no output (-run's program) */
+	if (j->check == NV_CHECK_NONE ||
+	    !(j->check == NV_CHECK_ELF ? nv_io_check_elf(j->output) : nv_io_check_fatbin(j->output)))
 		return 0;
 	nv_error("%s wrote '%s', which is not %s whole (truncated: is the disk full?)", j->label,
 	         nv_job_final(p, j), what);
