@@ -250,6 +250,42 @@ body() {
 		<(grep -v '^; ModuleID' "$BATS_TEST_TMPDIR/k.ll")
 }
 
+@test "configuration P leaves a #pragma unroll nest bigger than the threshold (x6) whole to the main unroll" {
+	# 64 x 64 trips inside a loop that stays: unrolled early inside only,
+	# the nest would look small enough to the main unroll to unroll it
+	# all (dmmaTensorCoreGemm: 16675 PTX instructions, cicc's 4413); 4 x 4
+	# beside it in the same function is taken
+	cat >"$BATS_TEST_TMPDIR/n.cu" <<-'CU'
+	extern "C" __global__ void nest(float *out, const float *in, int n) {
+	  float s = 0;
+	  for (int r = 0; r < n; r++) {
+	#pragma unroll
+	    for (int i = 0; i < 64; i++)
+	#pragma unroll
+	      for (int j = 0; j < 64; j++) s += in[r * 4096 + i * 64 + j];
+	#pragma unroll
+	    for (int i = 0; i < 4; i++)
+	#pragma unroll
+	      for (int j = 0; j < 4; j++) s += in[r * 16 + i * 4 + j] * 2.0f;
+	  }
+	  out[threadIdx.x] = s;
+	}
+	CU
+	CUDA_PATH=/nonexistent clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudalib -nocudainc \
+		-include "$TOP/share/nvcc-lite/cuda_shim.h" -Wno-unknown-cuda-version -O3 -Xclang -disable-llvm-passes \
+		-emit-llvm -c "$BATS_TEST_TMPDIR/n.cu" -o "$BATS_TEST_TMPDIR/n.bc"
+	# as the driver has it: after the inliner's cleanup
+	nv-inline -O3 "$BATS_TEST_TMPDIR/n.bc" -o "$BATS_TEST_TMPDIR/n.i.bc"
+	run --separate-stderr nv-unroll -config=P -pass-remarks=nv-unroll -S "$BATS_TEST_TMPDIR/n.i.bc" -o "$BATS_TEST_TMPDIR/n.ll"
+	assert_success
+	# the 4 x 4 nest: the inner loop, then the outer one
+	[ "$(grep -c 'completely unrolled with count 4 ' <<<"$stderr")" -eq 2 ] || fail "$stderr"
+	run grep -c 'completely unrolled with count 64' <<<"$stderr"
+	assert_output 0
+	[ "$(grep -c 'fmul' "$BATS_TEST_TMPDIR/n.ll")" -eq 16 ]
+	[ "$(grep -c 'load float' "$BATS_TEST_TMPDIR/n.ll")" -eq 17 ]
+}
+
 @test "nvcc-lite: a #pragma unroll k loop that is the whole body of a #pragma unroll 1 mainloop is unrolled, its fragments in registers (a GEMM mainloop)" {
 	# Phase I's SimplifyCFG threads the k loop's latch into the mainloop
 	# when nothing unrolled it first: one merged loop under #pragma

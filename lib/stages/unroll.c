@@ -1290,8 +1290,9 @@ cascade(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up
 		 * before LLVM's simplification can thread its latch into the
 		 * loop around it (a GEMM mainloop's k loop under #pragma unroll
 		 * 1: merged, never unrolled, its fragments left in local
-		 * memory); plain clang's full unroll runs there too.  Anything
-		 * else waits for the main unroll, unmarked. */
+		 * memory); plain clang's full unroll runs there too.  Which
+		 * loops come here is early_takes()'s.  Anything else waits for
+		 * the main unroll, unmarked. */
 		if (!level_pragma_count(up, f, mult, d) && !level_full(ls, l, up, f, mult, d))
 			decide_none(d, 3, "not fully unrolled within the pragma budget");
 		if (d->how != NV_UNROLL_FULL) {
@@ -1396,7 +1397,7 @@ remarks_on(void)
 	       nv_remark_enabled(NV_REMARK_ANALYSIS, PASS);
 }
 
-static int pragma_loop(const struct nv_loops *ls, unsigned l);
+static int early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up);
 static int early_canon(struct state *st);
 
 /* Decide the loops of fn that are ready (not decided, inner loops all
@@ -1429,7 +1430,7 @@ decide_function(struct state *st, LLVMValueRef fn)
 		seen[l] = nv_loop_md_has(&a.ls, l, MD_SEEN);
 		/* config P passes over every loop it does not take, unmarked */
 		if (up.early && !seen[l])
-			seen[l] = !early || !pragma_loop(&a.ls, l);
+			seen[l] = !early || !early_takes(&a.ls, l, &up);
 	}
 	/* innermost first: a loop is ready when no unseen loop is inside it */
 	for (unsigned l = 0; l < a.ls.n; l++) {
@@ -1858,6 +1859,68 @@ pragma_loop(const struct nv_loops *ls, unsigned l)
 	return !nv_loop_md_has(ls, l, MD_DISABLE) &&
 	       (nv_loop_md_has(ls, l, "llvm.loop.unroll.full") || nv_loop_md_has(ls, l, "llvm.loop.unroll.enable") ||
 	        (nv_loop_md_int(ls, l, "llvm.loop.unroll.count", &c) && c > 1));
+}
+
+/* A loop a #pragma unroll asks for whole (full, or no count), not
+ * disabled. */
+static int
+whole_pragma(const struct nv_loops *ls, unsigned l)
+{
+	return !nv_loop_md_has(ls, l, MD_DISABLE) &&
+	       (nv_loop_md_has(ls, l, "llvm.loop.unroll.full") || nv_loop_md_has(ls, l, "llvm.loop.unroll.enable"));
+}
+
+/* The size of loop top's nest unrolled whole: each block's cost times the
+ * trip counts of the loops around it up to top; UINT64_MAX when one of
+ * them is no #pragma unroll loop asking for it whole or has no known trip
+ * count. */
+static uint64_t
+nest_size(const struct nv_loops *ls, unsigned top)
+{
+	uint64_t total = 0;
+
+	for (unsigned i = 0; i < ls->v[top].nblocks; i++) {
+		unsigned b = ls->v[top].blocks[i];
+		uint64_t n = nv_cost_block(ls->cfg->bb[b]);
+
+		for (unsigned l = ls->innermost[b];; l = ls->v[l].parent) {
+			struct nv_trip t;
+
+			if (!whole_pragma(ls, l) || nv_trip_count_latch(ls, l, &t) != NV_TRIP_CONST || t.merged ||
+			    t.btc >= 1u << 20)
+				return UINT64_MAX;
+			n *= t.btc + 1;
+			if (n > 1u << 30)
+				return UINT64_MAX;
+			if (l == top)
+				break;
+		}
+		total += n;
+	}
+	return total;
+}
+
+/* Whether the early unroll takes loop l of a function it takes: l is a
+ * #pragma unroll loop in a nest of them (top, the outermost: inside a loop
+ * that stays a loop, or a prologue's, whose arrays the loops inside share),
+ * and the whole nest unrolled is within the full-unroll threshold with the
+ * largest local-array multiplier (x6).  A nest any bigger is left whole to
+ * the main unroll: unrolled inside only, it looked smaller to the main
+ * unroll after Phase I, which then unrolled it all (cuda-samples'
+ * dmmaTensorCoreGemm: its 64-trip K loop, 16675 PTX instructions where
+ * cicc's keeps the loop and has 4413). */
+static int
+early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up)
+{
+	unsigned top = l;
+	int64_t c;
+
+	if (!whole_pragma(ls, l) && !(nv_loop_md_int(ls, l, "llvm.loop.unroll.count", &c) && c > 1 &&
+	                              !nv_loop_md_has(ls, l, MD_DISABLE)))
+		return 0;
+	while (ls->v[top].parent != NV_NONE && whole_pragma(ls, ls->v[top].parent))
+		top = ls->v[top].parent;
+	return nest_size(ls, top) <= 6ull * up->threshold;
 }
 
 /* Whether a function's loops are the early unroll's (config P): one of
