@@ -19,7 +19,7 @@ static int olevel = 3;
 static const struct nv_option opts[] = {
 	{ "O", NV_OPT_OLEVEL, &olevel, NULL, "optimization level: budgets of -O1 or -O2/-O3 (default 3); -O0 unrolls nothing" },
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "target for LLVM's cost model (default: the module's target-cpu, else " NV_DEFAULT_ARCH ")" },
-	{ "config", NV_OPT_STR, &config, "A-F|P", "pass configuration: A standard O1/O2, B code size, C normal (default), D late, E O3 slot, F from the knobs, P early (#pragma unroll loops of known trip count, fully)" },
+	{ "config", NV_OPT_STR, &config, "A-F|P", "pass configuration: A standard O1/O2, B code size, C normal (default), D late, E O3 slot, F from the knobs, P early (where a #pragma unroll loop sits in a loop that stays: loops rotated, small #pragma unroll nests unrolled)" },
 	{ NULL },
 };
 

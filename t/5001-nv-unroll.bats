@@ -284,6 +284,12 @@ body() {
 	assert_output 0
 	[ "$(grep -c 'fmul' "$BATS_TEST_TMPDIR/n.ll")" -eq 16 ]
 	[ "$(grep -c 'load float' "$BATS_TEST_TMPDIR/n.ll")" -eq 17 ]
+	# -unroll-early-size bounds it: at 0 nothing is unrolled (the loops only rotated)
+	run --separate-stderr nv-unroll -config=P -unroll-early-size=0 -pass-remarks=nv-unroll -S "$BATS_TEST_TMPDIR/n.i.bc" \
+		-o "$BATS_TEST_TMPDIR/n0.ll"
+	assert_success
+	assert_equal "$stderr" ""
+	[ "$(grep -c 'load float' "$BATS_TEST_TMPDIR/n0.ll")" -eq 2 ]
 }
 
 @test "nvcc-lite: a #pragma unroll k loop that is the whole body of a #pragma unroll 1 mainloop is unrolled, its fragments in registers (a GEMM mainloop)" {
@@ -326,7 +332,7 @@ body() {
 }
 
 # bats test_tags=slow
-@test "nvcc-lite: CUB's single-tile reduce, its item loops unrolled before Phase I, keeps nvcc's registers (80 when they were merged)" {
+@test "nvcc-lite: CUB's single-tile reduce, its loops rotated before Phase I, keeps nvcc's registers (80 without)" {
 	need_cuda
 	have_ptxas || skip "ptxas is not installed"
 	cat >"$BATS_TEST_TMPDIR/r.cu" <<-'CU'
@@ -340,10 +346,13 @@ body() {
 	}
 	nvcc-lite -ptx -O3 -arch=sm_90 "$BATS_TEST_TMPDIR/r.cu" -o "$BATS_TEST_TMPDIR/on.ptx"
 	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-early-pragma=0 "$BATS_TEST_TMPDIR/r.cu" -o "$BATS_TEST_TMPDIR/off.ptx"
-	on=$(regs "$BATS_TEST_TMPDIR/on.ptx") off=$(regs "$BATS_TEST_TMPDIR/off.ptx")
+	nvcc-lite -ptx -O3 -arch=sm_90 -Xcicc -unroll-early-size=0 "$BATS_TEST_TMPDIR/r.cu" -o "$BATS_TEST_TMPDIR/rot.ptx"
+	on=$(regs "$BATS_TEST_TMPDIR/on.ptx") off=$(regs "$BATS_TEST_TMPDIR/off.ptx") rot=$(regs "$BATS_TEST_TMPDIR/rot.ptx")
 	[ -n "$on" ] && [ -n "$off" ] || fail "no single-tile kernel: '$on' '$off'"
 	[ "$on" -le 32 ] || fail "$on registers (nvcc 13.0: 32)"
-	[ "$off" -gt $((on + 16)) ] || fail "without the early unroll $off registers, with it $on"
+	[ "$off" -gt $((on + 16)) ] || fail "without the early step $off registers, with it $on"
+	# the loops' rotated form alone is the fix here
+	[ "$rot" -le 32 ] || fail "rotated only: $rot registers"
 }
 
 @test "every transformed module verifies, is deterministic, and its remarks are valid YAML" {

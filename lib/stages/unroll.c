@@ -45,7 +45,7 @@ static const struct nv_unroll_config configs[] = {
 	{ 'D', -1, 0, 0, -1, -1, "late and conservative: no partial or runtime unrolling" },
 	{ 'E', 3, 0, 0, -1, 0, "aggressive O3 slot: O3 budgets, no partial, runtime or profile" },
 	{ 'F', -1, -1, -1, -1, -1, "user-configured: every parameter from the knobs" },
-	{ 'P', -1, 0, 0, 0, 0, "early: #pragma unroll loops of known trip count, fully, where one sits in a loop that stays" },
+	{ 'P', -1, 0, 0, 0, 0, "early: where a #pragma unroll loop sits in a loop that stays, loops rotated and small #pragma unroll nests unrolled" },
 };
 
 const struct nv_unroll_config *
@@ -129,6 +129,7 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->epilog = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_EPILOG);
 	up->seal_rolled = cfg->name == 'D' && nv_knob_int(NV_KNOB_UNROLL_SEAL_ROLLED);
 	up->early = cfg->name == 'P';
+	up->early_size = (uint64_t)nv_knob_int(NV_KNOB_UNROLL_EARLY_SIZE);
 	up->multi_exit = (int)nv_knob_int(NV_KNOB_UNROLL_MULTI_EXIT);
 	up->runtime_may_wrap = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_MAY_WRAP);
 }
@@ -1903,8 +1904,8 @@ nest_size(const struct nv_loops *ls, unsigned top)
 /* Whether the early unroll takes loop l of a function it takes: l is a
  * #pragma unroll loop in a nest of them (top, the outermost: inside a loop
  * that stays a loop, or a prologue's, whose arrays the loops inside share),
- * and the whole nest unrolled is within the full-unroll threshold with the
- * largest local-array multiplier (x6).  A nest any bigger is left whole to
+ * and the whole nest unrolled is within -unroll-early-size (2430: the
+ * full-unroll threshold with the largest local-array multiplier, x6).  A nest any bigger is left whole to
  * the main unroll: unrolled inside only, it looked smaller to the main
  * unroll after Phase I, which then unrolled it all (cuda-samples'
  * dmmaTensorCoreGemm: its 64-trip K loop, 16675 PTX instructions where
@@ -1920,18 +1921,19 @@ early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params
 		return 0;
 	while (ls->v[top].parent != NV_NONE && whole_pragma(ls, ls->v[top].parent))
 		top = ls->v[top].parent;
-	return nest_size(ls, top) <= 6ull * up->threshold;
+	return up->early_size && nest_size(ls, top) <= up->early_size;
 }
 
 /* Whether a function's loops are the early unroll's (config P): one of
  * its #pragma unroll loops sits inside a loop that stays a loop (no
  * #pragma unroll asking for it whole: #pragma unroll 1, no pragma, a
  * count).  Only there can LLVM's SimplifyCFG thread the inner loop's latch
- * into the loop around it.  Then every #pragma unroll loop of the function
- * goes early, the prologue's too (a GEMM's first fragment load left for
- * later made a pointer phi of the fragment array, and a frame); a function
- * whose #pragma unroll loops nest only in each other (bench's
- * attention_row) is left to the main unroll as before. */
+ * into the loop around it.  Then its loops are rotated, and its #pragma
+ * unroll nests that early_takes() allows are unrolled, the prologue's too
+ * (a GEMM's first fragment load left for later made a pointer phi of the
+ * fragment array, and a frame); a function whose #pragma unroll loops nest
+ * only in each other (bench's attention_row) is left to the main unroll as
+ * before. */
 static int
 early_function(const struct nv_loops *ls)
 {

@@ -23,6 +23,8 @@
  * Sizes are nv_cost units: an unroll by C costs F + C * (body - F), F the
  * part of an iteration that does not replicate (NV_COST_LOOP_FIXED).
  */
+#include <stdint.h>
+
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Types.h>
 
@@ -59,6 +61,7 @@ struct nv_unroll_params {
 	int runtime_convergent, epilog, waterfall;
 	int seal_rolled;            /* mark a rolled loop of known trip count nounroll */
 	int early;                  /* config P: #pragma unroll loops of known trip count, fully, and nothing else */
+	uint64_t early_size;        /* config P: the largest nest it unrolls (unroll-early-size) */
 	int multi_exit;             /* count a loop with side exits at its latch */
 	int runtime_may_wrap;       /* count an unflagged IV stepping by a constant other than 1 */
 };
