@@ -1812,8 +1812,6 @@ asm_willreturn(LLVMModuleRef m, int on)
 			}
 }
 
-
-
 int
 nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unroll_config *cfg,
                  int olevel)
@@ -1905,19 +1903,17 @@ nest_size(const struct nv_loops *ls, unsigned top)
  * #pragma unroll loop in a nest of them (top, the outermost: inside a loop
  * that stays a loop, or a prologue's, whose arrays the loops inside share),
  * and the whole nest unrolled is within -unroll-early-size (2430: the
- * full-unroll threshold with the largest local-array multiplier, x6).  A nest any bigger is left whole to
- * the main unroll: unrolled inside only, it looked smaller to the main
- * unroll after Phase I, which then unrolled it all (cuda-samples'
- * dmmaTensorCoreGemm: its 64-trip K loop, 16675 PTX instructions where
- * cicc's keeps the loop and has 4413). */
+ * full-unroll threshold with the largest local-array multiplier, x6).  A
+ * nest any bigger is left whole to the main unroll: unrolled inside only,
+ * it looked smaller to the main unroll after Phase I, which then unrolled
+ * it all (cuda-samples' dmmaTensorCoreGemm: its 64-trip K loop, 16675 PTX
+ * instructions where cicc's keeps the loop and has 4413). */
 static int
 early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up)
 {
 	unsigned top = l;
-	int64_t c;
 
-	if (!whole_pragma(ls, l) && !(nv_loop_md_int(ls, l, "llvm.loop.unroll.count", &c) && c > 1 &&
-	                              !nv_loop_md_has(ls, l, MD_DISABLE)))
+	if (!whole_pragma(ls, l))
 		return 0;
 	while (ls->v[top].parent != NV_NONE && whole_pragma(ls, ls->v[top].parent))
 		top = ls->v[top].parent;
