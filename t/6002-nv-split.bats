@@ -161,11 +161,11 @@ EOF
 	nvcc-lite -ptx -keep -arch=sm_90 -split-compile=2 "$MANY" -o kept.ptx 2>/dev/null
 	assert_file_exists many.split.0.bc
 	assert_file_exists many.split.map
-	assert_file_exists many.0.6-nv-vectorize.bc
-	assert_file_exists many.1.6-nv-vectorize.bc
+	assert_file_exists many.0.7-nv-vectorize.bc
+	assert_file_exists many.1.7-nv-vectorize.bc
 	assert_file_exists many.p2.1.bc
-	assert_file_exists many.1.12-nv-llc.bc # the IR half of codegen, per part
-	assert_file_exists many.14-nv-link.bc  # the join numbers on
+	assert_file_exists many.1.13-nv-llc.bc # the IR half of codegen, per part
+	assert_file_exists many.15-nv-link.bc  # the join numbers on
 	nvcc-lite -ptx -arch=sm_90 "$MANY" -o plain.ptx 2>/dev/null
 	cmp kept.ptx plain.ptx
 }
@@ -173,14 +173,14 @@ EOF
 # bats test_tags=slow
 @test "-save-remarks names part K's files BASE.K.N-STAGE, and the -dryrun script does too" {
 	nvcc-lite -ptx -arch=sm_90 -split-compile=2 -save-remarks rem "$MANY" -o r.ptx 2>/dev/null
-	assert_file_exists rem/many.0.13-nv-remat.opt.yaml
-	assert_file_exists rem/many.1.13-nv-remat.opt.yaml
-	assert_file_exists rem/many.15-nv-llc.opt.yaml
+	assert_file_exists rem/many.0.14-nv-remat.opt.yaml
+	assert_file_exists rem/many.1.14-nv-remat.opt.yaml
+	assert_file_exists rem/many.16-nv-llc.opt.yaml
 	nvcc-lite -ptx -dryrun -arch=sm_90 -split-compile=2 -save-remarks rem2 "$MANY" -o d.ptx >build.sh
 	sh build.sh 2>/dev/null
 	cmp r.ptx d.ptx
-	assert_file_exists rem2/many.0.13-nv-remat.opt.yaml
-	assert_file_exists rem2/many.1.13-nv-remat.opt.yaml
+	assert_file_exists rem2/many.0.14-nv-remat.opt.yaml
+	assert_file_exists rem2/many.1.14-nv-remat.opt.yaml
 }
 
 @test "the join takes a function from the first part that defines it, whatever the other parts define" {
