@@ -8,8 +8,11 @@
  * Reads lines "REGISTERS SHARED_BYTES THREADS" (a "-" in any field: the
  * kernel was not measured) and writes for each "BLOCKS WARPS LIMIT":
  * resident blocks and warps per SM and what limits them ("- - -" for an
- * unmeasured kernel).  A bad line is an error naming it.
+ * unmeasured kernel).  A bad line is an error naming it, and nothing is
+ * written.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +37,19 @@ number(const char *s, unsigned *v)
 int
 main(int argc, char **argv)
 {
-	char line[256], f[3][64];
+	char line[256], f[3][64], *out = NULL;
 	unsigned sm, v[3], n = 0;
+	size_t len = 0;
+	FILE *o = open_memstream(&out, &len);
 
+	if (!o)
+		return 1;
 	if (argc != 2 || strncmp(argv[1], "sm_", 3) || !number(argv[1] + 3, &sm)) {
 		fprintf(stderr, "usage: occupancy sm_XX <lines of REGISTERS SHARED_BYTES THREADS\n");
 		return 2;
 	}
 	while (fgets(line, sizeof(line), stdin)) {
-		struct nv_occupancy o;
+		struct nv_occupancy occ;
 		char extra[2];
 
 		n++;
@@ -51,7 +58,7 @@ main(int argc, char **argv)
 			return 1;
 		}
 		if (!strcmp(f[0], "-") || !strcmp(f[1], "-") || !strcmp(f[2], "-")) {
-			puts("- - -");
+			fputs("- - -\n", o);
 			continue;
 		}
 		for (int i = 0; i < 3; i++)
@@ -59,8 +66,11 @@ main(int argc, char **argv)
 				fprintf(stderr, "occupancy: line %u: '%s' is not a number\n", n, f[i]);
 				return 1;
 			}
-		nv_occupancy_blocks((int)sm, v[0], v[1], v[2], &o);
-		printf("%u %u %s\n", o.blocks, o.warps, o.limit);
+		nv_occupancy_blocks((int)sm, v[0], v[1], v[2], &occ);
+		fprintf(o, "%u %u %s\n", occ.blocks, occ.warps, occ.limit);
 	}
-	return ferror(stdin) || fflush(stdout) ? 1 : 0;
+	if (ferror(stdin) || fclose(o))
+		return 1;
+	/* all lines good: only now the answer */
+	return fwrite(out, 1, len, stdout) != len || fflush(stdout) ? 1 : 0;
 }

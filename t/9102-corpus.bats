@@ -284,7 +284,7 @@ tiny/sub/flagged.cu,ok,fail"
 }
 
 @test "occupancy: lib/ir/occupancy.c's blocks per SM are CUDA's occupancy calculator's on hand-computed cases" {
-	cc -std=c17 -O2 -I"$TOP/lib" "$TOP/bench/occupancy.c" "$TOP/lib/ir/occupancy.c" -o "$BATS_TEST_TMPDIR/occ"
+	cc -std=c17 -Wall -Wextra -Werror -O2 -I"$TOP/lib" "$TOP/bench/occupancy.c" "$TOP/lib/ir/occupancy.c" -o "$BATS_TEST_TMPDIR/occ"
 	# sm_90, 256 threads (8 warps): 32 registers 8 blocks (64 warps), 33-40
 	# six (1280 registers a warp, 12 warps a sub-partition), 64 four, 90
 	# two; 1024 threads at 64 registers one block, at 65 none (a block
@@ -322,7 +322,17 @@ tiny/sub/flagged.cu,ok,fail"
 2 16 shared memory"
 	run -1 "$BATS_TEST_TMPDIR/occ" sm_90 <<<"32 x 256"
 	assert_output "occupancy: line 1: 'x' is not a number"
+	# a short line, one too long, and no input at all
+	run -1 --separate-stderr "$BATS_TEST_TMPDIR/occ" sm_90 <<<$'32 0 256\n32 0'
+	assert_equal "$stderr" "occupancy: line 2: expected REGISTERS SHARED_BYTES THREADS"
+	assert_output "" # no partial answer
+	run -1 "$BATS_TEST_TMPDIR/occ" sm_90 <<<"32 0 256 7"
+	assert_output "occupancy: line 1: expected REGISTERS SHARED_BYTES THREADS"
+	run "$BATS_TEST_TMPDIR/occ" sm_90 </dev/null
+	assert_success
+	assert_output ""
 	run -2 "$BATS_TEST_TMPDIR/occ" 90
+	run -2 "$BATS_TEST_TMPDIR/occ" sm_x
 }
 
 @test "corpus.sh refuses what it does not understand" {

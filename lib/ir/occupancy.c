@@ -70,19 +70,14 @@ limit(struct nv_occupancy *o, unsigned blocks, const char *why)
 void
 nv_occupancy_blocks(int sm, unsigned regs, unsigned smem, unsigned threads, struct nv_occupancy *o)
 {
-	unsigned wpb = (threads ? threads : 1) + 31, per_warp, by_regs, reserved = sm >= 80 ? 1024 : 0;
+	unsigned wpb = (threads ? threads : 1) + 31, reserved = sm >= 80 ? 1024 : 0;
 
 	wpb /= 32;
 	o->blocks = max_blocks(sm);
 	o->limit = "blocks";
 	limit(o, nv_occupancy_max_warps(sm) / wpb, "warps");
-	if (regs > NV_MAX_REGS_PER_THREAD || threads > 1024) {
-		limit(o, 0, "registers");
-	} else {
-		per_warp = ((regs ? regs : 1) * 32 + 255) / 256 * 256;
-		by_regs = (NV_REGS_PER_SM / 4) / per_warp * 4;
-		limit(o, by_regs / wpb, "registers");
-	}
+	/* the register file's warps, capped at the warp limit just applied */
+	limit(o, threads > 1024 ? 0 : nv_occupancy_warps(sm, regs) / wpb, "registers");
 	if (smem)
 		limit(o, smem_per_sm(sm) / ((smem + reserved + 127) / 128 * 128), "shared memory");
 	o->warps = o->blocks * wpb;

@@ -1937,9 +1937,7 @@ early_function(const struct nv_loops *ls)
 		if (!pragma_loop(ls, l))
 			continue;
 		for (unsigned a = ls->v[l].parent; a != NV_NONE; a = ls->v[a].parent)
-			if (nv_loop_md_has(ls, a, MD_DISABLE) ||
-			    !(nv_loop_md_has(ls, a, "llvm.loop.unroll.full") ||
-			      nv_loop_md_has(ls, a, "llvm.loop.unroll.enable")))
+			if (!whole_pragma(ls, a))
 				return 1;
 	}
 	return 0;

@@ -60,8 +60,8 @@ struct nv_unroll_params {
 	int allow_partial, allow_remainder, runtime, upper_bound, profile;
 	int runtime_convergent, epilog, waterfall;
 	int seal_rolled;            /* mark a rolled loop of known trip count nounroll */
-	int early;                  /* config P: #pragma unroll loops of known trip count, fully, and nothing else */
-	uint64_t early_size;        /* config P: the largest nest it unrolls (unroll-early-size) */
+	int early;                  /* config P: the early step before Phase I */
+	uint64_t early_size;        /* config P: the largest nest it unrolls whole (unroll-early-size) */
 	int multi_exit;             /* count a loop with side exits at its latch */
 	int runtime_may_wrap;       /* count an unflagged IV stepping by a constant other than 1 */
 };
