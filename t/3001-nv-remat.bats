@@ -167,9 +167,38 @@ regs() {
 	assert_line -p "in function 'bounded': most register units live into a block: 43 (peak 46); target 32 (__launch_bounds__)"
 	# without the minimum of two blocks, 1024 threads leave 64: the occupancy step rules
 	sed 's/"nvvm.minctasm"="2" //' "$F" > "$BATS_TEST_TMPDIR/one.ll"
-	run --separate-stderr nv-remat -arch=sm_90 -pass-remarks-analysis=nv-remat -S "$BATS_TEST_TMPDIR/one.ll" -o /dev/null
+	run --separate-stderr nv-remat -arch=sm_90 -remat-occ-reach=100 -pass-remarks-analysis=nv-remat -S "$BATS_TEST_TMPDIR/one.ll" -o /dev/null
 	assert_success
 	grep -q "in function 'bounded': most register units live into a block: 43 (peak 46); target 40 (occupancy)" <<< "$stderr"
+}
+
+@test "where a step can be won the target is no higher than -remat-occ-reach percent of today; at its best occupancy a function is left alone" {
+	# 43 units live in, a peak of 46, 1024 threads and no minimum of blocks
+	sed 's/"nvvm.minctasm"="2" //' "$F" > "$BATS_TEST_TMPDIR/one.ll"
+	run --separate-stderr nv-remat -arch=sm_90 -pass-remarks-analysis=nv-remat -S "$BATS_TEST_TMPDIR/one.ll" -o /dev/null
+	assert_success
+	grep -q "in function 'bounded': most register units live into a block: 43 (peak 46); target 36 (occupancy, within reach)" <<< "$stderr"
+	run --separate-stderr nv-remat -arch=sm_90 -remat-occ-reach=60 -pass-remarks-analysis=nv-remat -S "$BATS_TEST_TMPDIR/one.ll" -o /dev/null
+	grep -q "in function 'bounded': most register units live into a block: 43 (peak 46); target 27 (occupancy, within reach)" <<< "$stderr"
+	# the next step alone
+	run --separate-stderr nv-remat -arch=sm_90 -remat-occ-reach=100 -pass-remarks-analysis=nv-remat -S "$BATS_TEST_TMPDIR/one.ll" -o /dev/null
+	grep -q "in function 'bounded': most register units live into a block: 43 (peak 46); target 40 (occupancy)" <<< "$stderr"
+	# seven fewer 64-bit values and no launch bounds: 29 (peak 32), at its best whatever the reach
+	sed -e '/%a1[3-9]\(\.p\)\? = /d' -e 's/, %a1[3-9]$/, 7/' -e 's/^attributes #0 = .*/attributes #0 = { nounwind }/' "$F" > "$BATS_TEST_TMPDIR/small.ll"
+	run --separate-stderr nv-remat -arch=sm_90 -remat-occ-reach=50 -pass-remarks-analysis=nv-remat -S "$BATS_TEST_TMPDIR/small.ll" -o /dev/null
+	assert_success
+	grep -q "in function 'bounded': most register units live into a block: 29 (peak 32); target 32 (occupancy (at its best))" <<< "$stderr"
+}
+
+@test "reach: the radix-sort histogram's guards, hoisted out of its loops, are recomputed where they are used: fewer registers than the next step alone, no more than nvcc" {
+	need_cuda
+	have_nvcc || skip "nvcc is not installed"
+	k="$FIXTURES/remat-reach.cu"
+	reach=$(regs nvcc-lite)
+	step=$(regs nvcc-lite -Xcicc -remat-occ-reach=100)
+	nv=$(regs "$(nvcc_bin)")
+	[ "$reach" -lt "$step" ] || fail "within reach $reach, the next step alone $step"
+	[ "$reach" -le "$nv" ] || fail "within reach $reach, nvcc $nv"
 }
 
 @test "no-remat skips the named functions; -O0 and all sub-passes off change nothing" {

@@ -41,6 +41,7 @@ nv_remat_opts_from_knobs(struct nv_remat_opts *o, int sm)
 	o->uniform_base = (int)nv_knob_int(NV_KNOB_REMAT_UNIFORM_BASE);
 	o->ceiling = nv_knob_int(NV_KNOB_REMAT_MAXREG_CEILING);
 	o->for_occ = nv_knob_int(NV_KNOB_REMAT_FOR_OCC);
+	o->occ_reach = nv_knob_int(NV_KNOB_REMAT_OCC_REACH);
 	o->use_limit = nv_knob_int(NV_KNOB_REMAT_USE_LIMIT);
 	o->loop_trip = nv_knob_int(NV_KNOB_REMAT_LOOP_TRIP);
 	o->gep_cost = nv_knob_int(NV_KNOB_REMAT_GEP_COST);
@@ -780,9 +781,12 @@ register_cap(const struct fn *s)
 
 /* The register target: a ceiling when one binds (-remat-maxreg-ceiling,
  * .maxnreg, __launch_bounds__), else the next occupancy step (no lower
- * than 100/remat-for-occ of today), else 80% of today.  *hard says the
- * program's own limit binds (.maxnreg, __launch_bounds__, 255): above it
- * ptxas spills, which costs more than any recomputation. */
+ * than 100/remat-for-occ of today, no higher than remat-occ-reach percent
+ * of today: today is an estimate of ptxas's count, a quarter off either
+ * way, and one step below it is often none below ptxas's), else 80% of
+ * today.  *hard says the program's own limit binds (.maxnreg,
+ * __launch_bounds__, 255): above it ptxas spills, which costs more than
+ * any recomputation. */
 static unsigned
 reg_target(const struct fn *s, unsigned now, const char **why, int *hard)
 {
@@ -810,9 +814,17 @@ reg_target(const struct fn *s, unsigned now, const char **why, int *hard)
 		while (r > 1 && nv_occupancy_warps(s->o->sm, r - 1) <= w)
 			r--;
 		if (r > 1) {
+			unsigned reach = (unsigned)(now * s->o->occ_reach / 100);
+
 			r--; /* the largest count with more warps */
+			if (r < floor)
+				r = floor;
 			*why = "occupancy";
-			return r > floor ? r : floor;
+			if (reach < r) {
+				r = reach;
+				*why = "occupancy, within reach";
+			}
+			return r;
 		}
 		*why = "occupancy (at its best)";
 		return now;

@@ -83,7 +83,7 @@ struct nv_remat_opts {
 	int opaque_sreg;     /* remat-opaque-sreg */
 	int call_pin;        /* remat-call-pin */
 	int uniform_base;    /* remat-uniform-base */
-	long long ceiling, for_occ, use_limit, loop_trip, gep_cost, single_cost_limit;
+	long long ceiling, for_occ, occ_reach, use_limit, loop_trip, gep_cost, single_cost_limit;
 	long long max_live_limit, lli_factor;
 	int ignore_single_cost;
 	int dump, dump_iv, dump_load, dump_nlo;
