@@ -178,6 +178,56 @@ CU
 	[[ "$stderr" == *"Used "*" registers"* ]] || fail "$stderr"
 }
 
+@test "--resource-usage adds each kernel's occupancy: at its launch bounds, else 256 threads, with its shared memory, and the registers of the next step" {
+	need_cuda
+	cat > ru.cu <<'EOF'
+__global__ void __launch_bounds__(128) tiled(int *p)
+{
+	__shared__ int s[4096];
+	for (int i = threadIdx.x; i < 4096; i += 128)
+		s[i] = p[i];
+	__syncthreads();
+	p[threadIdx.x] = s[4095 - threadIdx.x];
+}
+__global__ void plain(int *p) { p[threadIdx.x] = 1; }
+__global__ void wide(const float *p, float *q, int n)
+{
+	float a[24];
+#pragma unroll
+	for (int i = 0; i < 24; i++)
+		a[i] = p[i * n + threadIdx.x];
+	float s = 0;
+	for (int k = 0; k < n; k++)
+#pragma unroll
+		for (int i = 0; i < 24; i++)
+			s += a[i] * a[(i + k) % 24];
+	q[threadIdx.x] = s;
+}
+EOF
+	run --separate-stderr nvcc-lite -cubin -arch=sm_90 --resource-usage ru.cu -o ru.cubin
+	assert_success
+	[[ "$stderr" == *"ptxas info    : Used "*" registers"* ]] || fail "$stderr"
+	# 16 KB of shared memory and 1 KB reserved, of 228 KB: 13 blocks of 4 warps
+	grep -qxF "nvcc-lite: occupancy of '_Z5tiledPi' on sm_90: 13 blocks of 128 threads (its launch bounds) an SM, 52 of 64 warps, limited by shared memory" <<< "$stderr"
+	# a handful of registers: 8 blocks of 8 warps fill the SM
+	grep -qxF "nvcc-lite: occupancy of '_Z5plainPi' on sm_90: 8 blocks of 256 threads (no launch bounds) an SM, 64 of 64 warps, limited by warps" <<< "$stderr"
+	# over 32 registers: warps from the register file (256-register units a
+	# warp, four sub-partitions of 16384), and the count of the next step
+	r=$(awk '/Compiling entry function .*wide/ { w = 1 } w && /Used/ { print $5; exit }' <<< "$stderr")
+	[ "$r" -gt 32 ] || skip "wide needs $r registers"
+	want=$(awk -v r="$r" 'function blocks(r) { w = 4 * int(16384 / (int((r * 32 + 255) / 256) * 256)); if (w > 64) w = 64; return int(w / 8) }
+		BEGIN { b = blocks(r); n = r - 1; while (blocks(n) <= b) n--; printf "%d blocks of 256 threads (no launch bounds) an SM, %d of 64 warps, limited by registers; %d registers would give %d", b, 8 * b, n, blocks(n) }')
+	grep -qxF "nvcc-lite: occupancy of '_Z4widePKfPfi' on sm_90: $want" <<< "$stderr" || fail "want $want in $stderr"
+	# sm_80 has 164 KB of shared memory: 9 blocks of the tiled kernel
+	run --separate-stderr nvcc-lite -cubin -arch=sm_80 --resource-usage ru.cu -o ru.cubin
+	assert_success
+	[[ "$stderr" == *"'_Z5tiledPi' on sm_80: 9 blocks of 128 threads"* ]] || fail "$stderr"
+	# without a cubin nothing is allocated: no occupancy
+	run --separate-stderr nvcc-lite -ptx --resource-usage ru.cu -o ru.ptx
+	assert_success
+	[[ "$stderr" != *"occupancy"* ]] || fail "$stderr"
+}
+
 @test "bash completion offers long options and the choices of an option's value" {
 	source "$TOP/completions/nvcc-lite.bash"
 	COMP_WORDS=(nvcc-lite --gpu-arch); COMP_CWORD=1; _nvcc_lite

@@ -582,7 +582,7 @@ static const struct flag flags[] = {
 	{ "-err-no", "--display-error-number", FLAG, NULL, "accepted: clang's messages carry its group names, not nvcc's numbers", accept_flag },
 	{ "-no-err-no", "--no-display-error-number", FLAG, NULL, "accepted: the same", accept_flag },
 	{ "-brief-diag", "--brief-diagnostics", VALUE, "true|false", "accepted: clang's messages are as they are", set_brief },
-	{ "-res-usage", "--resource-usage", FLAG, NULL, "print each kernel's registers, stack and shared memory (ptxas -v) where a cubin is made", set_res_usage },
+	{ "-res-usage", "--resource-usage", FLAG, NULL, "print each kernel's registers, stack and shared memory (ptxas -v) and its occupancy where a cubin is made", set_res_usage },
 	/* the driver itself */
 	{ "-t", "--threads", VALUE, "N", "accepted: nvcc's threads for compiling several targets; nvcc-lite compiles them in turn", set_threads },
 	{ "-split-compile", "--split-compile", VALUE, "N", "Phase II on at most N functions' parts at once (0: one per CPU); make's jobserver wins", set_split_compile },

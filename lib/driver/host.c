@@ -69,6 +69,7 @@ plan_ptxas(struct nv_plan *p, const char *src, const char *ptx, const char *gpu,
 	nv_strv_push(av, cubin);
 	add_tool(p, "ptxas", av, src, gpu, cubin, temporary);
 	p->jobs[p->n - 1].check = NV_CHECK_ELF;
+	p->jobs[p->n - 1].usage = nv_drv.res_usage;
 }
 
 /* -cubin: the device pipeline's PTX, then ptxas, as nvcc runs cicc and

@@ -117,6 +117,8 @@ struct nv_job {
 	size_t inst_lo, inst_hi; /* the plan's installs [lo, hi) this job's success puts in place */
 	int seed;            /* the job adds to its output (ar): it starts as a copy of the user's
 	                      * file, when there is one */
+	int usage;           /* NV_ACT_TOOL: ptxas under --resource-usage, its kernels' occupancy
+	                      * printed after its lines (usage) */
 	enum nv_check { NV_CHECK_NONE, NV_CHECK_ELF, NV_CHECK_FATBIN } check;
 	                     /* what its output must be whole as: a tool that fills a disk may
 	                      * exit 0 with a truncated file (ptxas, nvlink) */
