@@ -54,6 +54,8 @@ main(int argc, char **argv)
 		nv_drv_print_pipeline();
 		return nv_drv_flush_stdout() ? NV_EXIT_ERROR : NV_EXIT_OK;
 	}
+	if (nv_drv_host_query())
+		nv_exit(nv_drv_run_host_query());
 	if (!nv_drv.inputs.n)
 		nv_usage_error("no input file (see 'nvcc-lite --help')");
 	nv_drv_read_stdin();

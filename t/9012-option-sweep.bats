@@ -228,6 +228,39 @@ EOF
 	[[ "$stderr" != *"occupancy"* ]] || fail "$stderr"
 }
 
+@test "-Xcompiler's questions that need no input go to the host compiler nvcc runs, -ccbin's else gcc, whatever the inputs; its answer and status are ours" {
+	# CMake's probe of a library, through nvcc: gcc's 12.2.0
+	want=$(gcc -dumpfullversion -dumpversion)
+	run --separate-stderr nvcc-lite .c -Xcompiler "-dumpfullversion -dumpversion"
+	assert_success
+	assert_output "$want"
+	assert_equal "$stderr" ""
+	run --separate-stderr nvcc-lite k.cu -Xcompiler --version
+	assert_success
+	assert_equal "${lines[0]}" "$(gcc --version | head -1)"
+	# -ccbin's compiler, given -Xcompiler's options and nothing else
+	printf '#!/bin/sh\necho "fake $*"\ntouch ran\n' > fakecc
+	chmod +x fakecc
+	run --separate-stderr nvcc-lite -ccbin ./fakecc k.cu -o k.o -Xcompiler -Wall,-dumpmachine
+	assert_success
+	assert_output "fake -Wall -dumpmachine"
+	[ ! -e k.o ] || fail "k.o was compiled"
+	rm ran
+	# -dryrun: the command, not run
+	run --separate-stderr nvcc-lite -ccbin ./fakecc -Xcompiler -print-prog-name=ld -dryrun
+	assert_success
+	assert_output --partial "fakecc -print-prog-name=ld"
+	[ ! -e ran ] || fail "-dryrun ran the host compiler"
+	# the host compiler's refusal is ours
+	run --separate-stderr nvcc-lite -Xcompiler -print-no-such-thing
+	assert_failure
+	[[ "$stderr" == *"no-such-thing"* ]] || fail "$stderr"
+	# no question: the build as always
+	run --separate-stderr nvcc-lite -Xcompiler -Wall
+	assert_failure 1
+	[[ "$stderr" == *"no input file"* ]] || fail "$stderr"
+}
+
 @test "bash completion offers long options and the choices of an option's value" {
 	source "$TOP/completions/nvcc-lite.bash"
 	COMP_WORDS=(nvcc-lite --gpu-arch); COMP_CWORD=1; _nvcc_lite

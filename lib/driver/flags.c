@@ -146,6 +146,20 @@ add_xcompiler(const char *v)
 	}
 }
 
+int
+nv_drv_host_query(void)
+{
+	static const char *const asks[] = { "--version", "-dumpversion", "-dumpfullversion", "-dumpmachine",
+		                            "-dumpspecs", "-print-" };
+
+	for (size_t i = 0; i < nv_drv.host.n; i++)
+		for (size_t k = 0; k < sizeof(asks) / sizeof(*asks); k++)
+			if (asks[k][1] == 'p' ? !strncmp(nv_drv.host.v[i], asks[k], strlen(asks[k]))
+			                      : !strcmp(nv_drv.host.v[i], asks[k]))
+				return 1;
+	return 0;
+}
+
 static void
 set_std(const char *v)
 {
@@ -529,7 +543,7 @@ static const struct flag flags[] = {
 	{ "-list-knobs", "--list-knobs", FLAG, NULL, "list every -Xcicc knob: name, stage, type, default, help", set_list_knobs },
 	{ "-print-pipeline", "--print-pipeline", FLAG, NULL, "print the steps of the pipeline the flags select, and exit", set_print_pipeline },
 	/* the host side and the link */
-	{ "-Xcompiler", "--compiler-options", VALUE, "OPT,...", "host compiler options (split at commas and blanks, as nvcc's shell does), kept for the host side; -D, -U and -I also reach the device front end", add_xcompiler },
+	{ "-Xcompiler", "--compiler-options", VALUE, "OPT,...", "host compiler options (split at commas and blanks, as nvcc's shell does), kept for the host side; -D, -U and -I also reach the device front end; --version, -dumpversion, -dumpmachine, -print-... ask the host compiler alone", add_xcompiler },
 	{ "-Xlinker", "--linker-options", VALUE, "OPT,...", "host linker options, for the link", add_xlinker },
 	{ "-Xarchive", "--archive-options", VALUE, "OPT,...", "archiver options, for -lib's ar", add_xarchive, LIST },
 	{ "-Xnvlink", "--nvlink-options", VALUE, "OPT,...", "nvlink options, for the device link", add_xnvlink },

@@ -104,6 +104,10 @@ void nv_drv_list_knobs(void);
 /* After parsing: -arch=native and the like resolved, -use_fast_math's and
  * -G's defaults, -res-usage, the -Xcicc knobs checked, CUDA found. */
 void nv_drv_finish(void);
+/* Does -Xcompiler ask the host compiler a question that needs no input
+ * (--version, -dumpversion, -dumpfullversion, -dumpmachine, -print-...)?
+ * nvcc hands it to the host compiler, whose answer build systems read. */
+int nv_drv_host_query(void);
 /* Is a an -Xcicc -pass-remarks*= flag (every stage takes it)? */
 int nv_drv_remark_flag(const char *a);
 /* The pipeline the options select: nvopt<ON>, or nvopt<Ofc...>. */

@@ -29,6 +29,7 @@
 #include "../stages/split.h"
 #include "chain.h"
 #include "flags.h"
+#include "frontend.h"
 #include "hcache.h"
 #include "job.h"
 #include "pch.h"
@@ -508,6 +509,29 @@ run_host(const struct nv_job *j)
 	nv_strv_free(&paths);
 	close(err);
 	return rc;
+}
+
+int
+nv_drv_run_host_query(void)
+{
+	struct nv_strv av = { 0 };
+	struct nv_job j = { .act = NV_ACT_TOOL, .label = "host compiler", .says_why = 1 };
+	int rc;
+
+	/* gcc, as nvcc runs it on a .cu (its preprocessor) and on a .c */
+	nv_strv_push(&av, nv_drv_host_cc(1));
+	for (size_t i = 0; i < nv_drv.host.n; i++)
+		nv_strv_push(&av, nv_drv.host.v[i]);
+	j.argv = av.v;
+	if (nv_drv.dryrun) {
+		nv_drv_print_cmd(stdout, av.v);
+		putchar('\n');
+	}
+	rc = nv_drv.dryrun ? 0 : nv_drv_run_tool(&j);
+	nv_strv_free(&av);
+	if (fflush(stdout) && !rc)
+		rc = -1;
+	return rc ? nv_drv_exit_status() : NV_EXIT_OK;
 }
 
 /* --- the plan --- */
