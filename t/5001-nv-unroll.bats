@@ -223,10 +223,16 @@ body() {
 }
 
 @test "configuration P (the early slot) unrolls the #pragma unroll loops of a function where one sits in a loop that stays; it says nothing of the rest" {
-	unroll -config=P
-	# big_n: #pragma unroll over 40 trips inside a loop of n trips
+	# big_n: #pragma unroll over 40 trips inside a loop of n trips that
+	# loads, divides and adds besides: only rotated, unless
+	# -unroll-early-around lets that much be around the nest
+	unroll -config=P -unroll-early-around=1000
 	run remark big_n
 	assert_output --partial "completely unrolled with count 40"
+	unroll -config=P
+	run remark big_n
+	assert_output ""
+	grep -q "^define .*@big_n(" "$BATS_TEST_TMPDIR/out.ll"
 	# the others: no pragma, or #pragma unroll loops with none around them
 	# that stays (pragma_full's 200 trips: the main unroll's), not touched
 	for k in full8 trip12 runtime_n pragma4_n pragma4_10 pragma1 pragma_full; do
@@ -290,6 +296,42 @@ body() {
 	assert_success
 	assert_equal "$stderr" ""
 	[ "$(grep -c 'load float' "$BATS_TEST_TMPDIR/n0.ll")" -eq 2 ]
+}
+
+@test "configuration P unrolls a nest in a loop only where that loop does no more than test and branch, and a prologue's nest only with one (simple_wmma_tf32gemm's shape: 40 registers unrolled early, 32 rotated, nvcc 32)" {
+	# tf32 conversions of two fragments in the loop that also loads and
+	# multiplies them, and the accumulator's scaling after it
+	cat >"$BATS_TEST_TMPDIR/w.cu" <<-'CU'
+	extern "C" __global__ void w(float *out, const float *a, const float *b, int n) {
+	  float acc[8] = {0};
+	  #pragma unroll
+	  for (int j = 0; j < 8; j++) acc[j] = out[j * 32 + threadIdx.x];
+	  for (int i = 0; i < n; i++) {
+	    float fa[4], fb[4];
+	    for (int t = 0; t < 4; t++) { fa[t] = a[i * 128 + t * 32 + threadIdx.x]; fb[t] = b[i * 128 + t * 32 + threadIdx.x]; }
+	    #pragma unroll
+	    for (int t = 0; t < 4; t++) fa[t] = fa[t] * 0.5f;
+	    #pragma unroll
+	    for (int t = 0; t < 4; t++) fb[t] = fb[t] * 2.0f;
+	    for (int j = 0; j < 8; j++) acc[j] += fa[j % 4] * fb[(j + 1) % 4];
+	  }
+	  #pragma unroll
+	  for (int j = 0; j < 8; j++) out[j * 32 + threadIdx.x] = acc[j];
+	}
+	CU
+	CUDA_PATH=/nonexistent clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudalib -nocudainc \
+		-include "$TOP/share/nvcc-lite/cuda_shim.h" -Wno-unknown-cuda-version -O3 -Xclang -disable-llvm-passes \
+		-emit-llvm -c "$BATS_TEST_TMPDIR/w.cu" -o "$BATS_TEST_TMPDIR/w.bc"
+	nv-inline -O3 "$BATS_TEST_TMPDIR/w.bc" -o "$BATS_TEST_TMPDIR/w.i.bc"
+	run --separate-stderr nv-unroll -config=P -pass-remarks=nv-unroll -S "$BATS_TEST_TMPDIR/w.i.bc" -o "$BATS_TEST_TMPDIR/w.ll"
+	assert_success
+	assert_equal "$stderr" ""
+	# let the loop's own work be around: the conversions, the prologue's
+	# and the epilogue's nests go early
+	run --separate-stderr nv-unroll -config=P -unroll-early-around=100000 -pass-remarks=nv-unroll -S "$BATS_TEST_TMPDIR/w.i.bc" \
+		-o "$BATS_TEST_TMPDIR/w2.ll"
+	assert_success
+	[ "$(grep -c 'completely unrolled' <<<"$stderr")" -ge 3 ] || fail "$stderr"
 }
 
 @test "nvcc-lite: a #pragma unroll k loop that is the whole body of a #pragma unroll 1 mainloop is unrolled, its fragments in registers (a GEMM mainloop)" {

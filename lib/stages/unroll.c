@@ -130,6 +130,7 @@ nv_unroll_params(struct nv_unroll_params *up, LLVMValueRef fn, const struct nv_u
 	up->seal_rolled = cfg->name == 'D' && nv_knob_int(NV_KNOB_UNROLL_SEAL_ROLLED);
 	up->early = cfg->name == 'P';
 	up->early_size = (uint64_t)nv_knob_int(NV_KNOB_UNROLL_EARLY_SIZE);
+	up->early_around = (unsigned)nv_knob_int(NV_KNOB_UNROLL_EARLY_AROUND);
 	up->multi_exit = (int)nv_knob_int(NV_KNOB_UNROLL_MULTI_EXIT);
 	up->runtime_may_wrap = (int)nv_knob_int(NV_KNOB_UNROLL_RUNTIME_MAY_WRAP);
 }
@@ -1398,7 +1399,7 @@ remarks_on(void)
 	       nv_remark_enabled(NV_REMARK_ANALYSIS, PASS);
 }
 
-static int early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up);
+static int early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up, int *inside);
 static int early_canon(struct state *st);
 
 /* Decide the loops of fn that are ready (not decided, inner loops all
@@ -1409,7 +1410,7 @@ decide_function(struct state *st, LLVMValueRef fn)
 	struct nv_fn_loops a;
 	struct nv_unroll_params up;
 	unsigned ready = 0, fnsize, *seen;
-	int early;
+	int early, in_loop = 0;
 	char **labels = NULL;
 	size_t len;
 	const char *fname = LLVMGetValueName2(fn, &len);
@@ -1428,10 +1429,20 @@ decide_function(struct state *st, LLVMValueRef fn)
 	for (unsigned i = 0; up.early && i < st->nearly && !early; i++)
 		early = st->early[i] == fn;
 	for (unsigned l = 0; l < a.ls.n; l++) {
+		int inside = 0;
+
 		seen[l] = nv_loop_md_has(&a.ls, l, MD_SEEN);
 		/* config P passes over every loop it does not take, unmarked */
 		if (up.early && !seen[l])
-			seen[l] = !early || !early_takes(&a.ls, l, &up);
+			seen[l] = !early || !early_takes(&a.ls, l, &up, &inside);
+		in_loop |= !seen[l] && inside;
+	}
+	/* a prologue's nest (in no loop) goes with a nest inside a loop */
+	for (unsigned l = 0; l < a.ls.n && up.early && early && !in_loop; l++) {
+		int inside = 0;
+
+		if (!seen[l] && early_takes(&a.ls, l, &up, &inside) && !inside)
+			seen[l] = 1;
 	}
 	/* innermost first: a loop is ready when no unseen loop is inside it */
 	for (unsigned l = 0; l < a.ls.n; l++) {
@@ -1899,6 +1910,24 @@ nest_size(const struct nv_loops *ls, unsigned top)
 	return total;
 }
 
+/* What the loop around nest top does besides its #pragma unroll nests:
+ * the cost of its blocks in none of them. */
+static unsigned
+around_cost(const struct nv_loops *ls, unsigned top)
+{
+	unsigned p = ls->v[top].parent, c = 0;
+
+	for (unsigned i = 0; i < ls->v[p].nblocks; i++) {
+		unsigned b = ls->v[p].blocks[i], l = ls->innermost[b];
+
+		while (l != p && !whole_pragma(ls, l))
+			l = ls->v[l].parent;
+		if (l == p)
+			c += nv_cost_block(ls->cfg->bb[b]);
+	}
+	return c;
+}
+
 /* Whether the early unroll takes loop l of a function it takes: l is a
  * #pragma unroll loop in a nest of them (top, the outermost: inside a loop
  * that stays a loop, or a prologue's, whose arrays the loops inside share),
@@ -1909,7 +1938,7 @@ nest_size(const struct nv_loops *ls, unsigned top)
  * it all (cuda-samples' dmmaTensorCoreGemm: its 64-trip K loop, 16675 PTX
  * instructions where cicc's keeps the loop and has 4413). */
 static int
-early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up)
+early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up, int *inside)
 {
 	unsigned top = l;
 
@@ -1917,6 +1946,9 @@ early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params
 		return 0;
 	while (ls->v[top].parent != NV_NONE && whole_pragma(ls, ls->v[top].parent))
 		top = ls->v[top].parent;
+	*inside = ls->v[top].parent != NV_NONE;
+	if (*inside && around_cost(ls, top) > up->early_around)
+		return 0;
 	return up->early_size && nest_size(ls, top) <= up->early_size;
 }
 

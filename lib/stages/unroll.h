@@ -62,6 +62,7 @@ struct nv_unroll_params {
 	int seal_rolled;            /* mark a rolled loop of known trip count nounroll */
 	int early;                  /* config P: the early step before Phase I */
 	uint64_t early_size;        /* config P: the largest nest it unrolls whole (unroll-early-size) */
+	unsigned early_around;      /* config P: the most the loop around a nest may cost besides it (unroll-early-around) */
 	int multi_exit;             /* count a loop with side exits at its latch */
 	int runtime_may_wrap;       /* count an unflagged IV stepping by a constant other than 1 */
 };
