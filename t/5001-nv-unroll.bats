@@ -334,6 +334,36 @@ body() {
 	[ "$(grep -c 'completely unrolled' <<<"$stderr")" -ge 3 ] || fail "$stderr"
 }
 
+@test "configuration P unrolls a prologue's two-level nest whole though the nest inside the loop went in an earlier round" {
+	cat >"$BATS_TEST_TMPDIR/p.cu" <<-'CU'
+	extern "C" __global__ void p(float *out, const float *in, int n) {
+	  float frag[2][16]; float acc = 0;
+	  #pragma unroll
+	  for (int k = 0; k < 2; k++)
+	    #pragma unroll
+	    for (int j = 0; j < 16; j++) frag[k][j] = in[k * 16 + j];
+	  #pragma unroll 1
+	  for (; n > -2;) {
+	    #pragma unroll
+	    for (int j = 0; j < 16; j++) acc += frag[n & 1][j] * j;
+	    --n;
+	  }
+	  out[threadIdx.x] = acc;
+	}
+	CU
+	CUDA_PATH=/nonexistent clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudalib -nocudainc \
+		-include "$TOP/share/nvcc-lite/cuda_shim.h" -Wno-unknown-cuda-version -O3 -Xclang -disable-llvm-passes \
+		-emit-llvm -c "$BATS_TEST_TMPDIR/p.cu" -o "$BATS_TEST_TMPDIR/p.bc"
+	nv-inline -O3 "$BATS_TEST_TMPDIR/p.bc" -o "$BATS_TEST_TMPDIR/p.i.bc"
+	run --separate-stderr nv-unroll -config=P -pass-remarks=nv-unroll -S "$BATS_TEST_TMPDIR/p.i.bc" -o "$BATS_TEST_TMPDIR/p.ll"
+	assert_success
+	# the mainloop's j loop and the prologue's j loop, then its k loop
+	[ "$(grep -c 'completely unrolled with count 16' <<<"$stderr")" -eq 2 ] || fail "$stderr"
+	[ "$(grep -c 'completely unrolled with count 2 ' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	# 32 loads of the prologue, 16 of the fragments in the loop
+	[ "$(grep -c 'load float' "$BATS_TEST_TMPDIR/p.ll")" -eq 48 ]
+}
+
 @test "nvcc-lite: a #pragma unroll k loop that is the whole body of a #pragma unroll 1 mainloop is unrolled, its fragments in registers (a GEMM mainloop)" {
 	# Phase I's SimplifyCFG threads the k loop's latch into the mainloop
 	# when nothing unrolled it first: one merged loop under #pragma

@@ -1366,6 +1366,7 @@ struct state {
 	unsigned np;
 	int seal_vectorized;        /* -unroll-seal-vectorized */
 	LLVMValueRef *early;        /* config P: the functions it takes */
+	unsigned char *early_inside; /* ... and whether it took a nest inside a loop in one */
 	unsigned nearly;
 };
 
@@ -1410,7 +1411,7 @@ decide_function(struct state *st, LLVMValueRef fn)
 	struct nv_fn_loops a;
 	struct nv_unroll_params up;
 	unsigned ready = 0, fnsize, *seen;
-	int early, in_loop = 0;
+	int early = -1, in_loop = 0;
 	char **labels = NULL;
 	size_t len;
 	const char *fname = LLVMGetValueName2(fn, &len);
@@ -1425,20 +1426,24 @@ decide_function(struct state *st, LLVMValueRef fn)
 	if (remarks_on())
 		labels = nv_cfg_labels(&a.g);
 	seen = xcalloc(a.ls.n, sizeof(*seen));
-	early = 0;
-	for (unsigned i = 0; up.early && i < st->nearly && !early; i++)
-		early = st->early[i] == fn;
+	for (unsigned i = 0; up.early && i < st->nearly && early < 0; i++)
+		if (st->early[i] == fn)
+			early = (int)i;
+	/* a nest inside a loop taken in an earlier round (gone now, unrolled) */
+	in_loop = early >= 0 && st->early_inside[early];
 	for (unsigned l = 0; l < a.ls.n; l++) {
 		int inside = 0;
 
 		seen[l] = nv_loop_md_has(&a.ls, l, MD_SEEN);
 		/* config P passes over every loop it does not take, unmarked */
 		if (up.early && !seen[l])
-			seen[l] = !early || !early_takes(&a.ls, l, &up, &inside);
+			seen[l] = early < 0 || !early_takes(&a.ls, l, &up, &inside);
 		in_loop |= !seen[l] && inside;
 	}
+	if (early >= 0)
+		st->early_inside[early] = (unsigned char)in_loop;
 	/* a prologue's nest (in no loop) goes with a nest inside a loop */
-	for (unsigned l = 0; l < a.ls.n && up.early && early && !in_loop; l++) {
+	for (unsigned l = 0; l < a.ls.n && up.early && early >= 0 && !in_loop; l++) {
 		int inside = 0;
 
 		if (!seen[l] && early_takes(&a.ls, l, &up, &inside) && !inside)
@@ -1856,6 +1861,7 @@ nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm, const struct nv_unrol
 	nv_diag_llvm_remarks(1);
 	free(st.p);
 	free(st.early);
+	free(st.early_inside);
 	return rc;
 }
 
@@ -2003,6 +2009,8 @@ early_canon(struct state *st)
 	for (LLVMValueRef f = LLVMGetFirstFunction(st->m); f; f = LLVMGetNextFunction(f))
 		if (!LLVMIsDeclaration(f) && has_early_candidate(f)) {
 			st->early = xrealloc(st->early, (st->nearly + 1) * sizeof(*st->early));
+			st->early_inside = xrealloc(st->early_inside, st->nearly + 1);
+			st->early_inside[st->nearly] = 0;
 			st->early[st->nearly++] = f;
 			if (nv_run_function_pipeline(f, st->tm, EARLY_CANON))
 				return -1;
