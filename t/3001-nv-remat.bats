@@ -43,6 +43,20 @@ regs() {
 	"$(ptxas_bin)" -v -arch=sm_90 "$BATS_TEST_TMPDIR/k.ptx" -o /dev/null 2>&1 | awk '/Used/ { print $5 }'
 }
 
+# beats_without FIXTURE KNOB: the kernel of FIXTURE under nvcc-lite takes
+# fewer registers than under -Xcicc KNOB, and no more than under nvcc
+beats_without() {
+	local with without nv
+	need_cuda
+	have_nvcc || skip "nvcc is not installed"
+	k="$FIXTURES/$1"
+	with=$(regs nvcc-lite)
+	without=$(regs nvcc-lite -Xcicc "$2")
+	nv=$(regs "$(nvcc_bin)")
+	[ "$with" -lt "$without" ] || fail "$with registers, $without with $2"
+	[ "$with" -le "$nv" ] || fail "$with registers, nvcc $nv"
+}
+
 @test "the main loop: cicc's dump lines and the live-ins it reduces" {
 	remat -remat-maxreg-ceiling=2 -simplify-live-out=0 -remat-iv=0 -dump-remat=4
 	assert_line -p 'Func live_through: maxIn = 9, maxOut = 9'
@@ -191,14 +205,7 @@ regs() {
 }
 
 @test "reach: the radix-sort histogram's guards, hoisted out of its loops, are recomputed where they are used: fewer registers than the next step alone, no more than nvcc" {
-	need_cuda
-	have_nvcc || skip "nvcc is not installed"
-	k="$FIXTURES/remat-reach.cu"
-	reach=$(regs nvcc-lite)
-	step=$(regs nvcc-lite -Xcicc -remat-occ-reach=100)
-	nv=$(regs "$(nvcc_bin)")
-	[ "$reach" -lt "$step" ] || fail "within reach $reach, the next step alone $step"
-	[ "$reach" -le "$nv" ] || fail "within reach $reach, nvcc $nv"
+	beats_without remat-reach.cu -remat-occ-reach=100
 }
 
 @test "no-remat skips the named functions; -O0 and all sub-passes off change nothing" {
@@ -447,14 +454,7 @@ regs() {
 # measured 2026-11-28: nvcc 13.0 26 registers, nvcc-lite 25 without, 24 with
 # bats test_tags=slow
 @test "loop-through: the write-back's row offsets are recomputed after the first loop, fewer registers than without and no more than nvcc" {
-	need_cuda
-	have_nvcc || skip "nvcc is not installed"
-	k="$FIXTURES/remat-through.cu"
-	with=$(regs nvcc-lite)
-	without=$(regs nvcc-lite -Xcicc -remat-loop-through=0)
-	nv=$(regs "$(nvcc_bin)")
-	[ "$with" -lt "$without" ] || fail "with $with, without $without"
-	[ "$with" -le "$nv" ] || fail "with $with, nvcc $nv"
+	beats_without remat-through.cu -remat-loop-through=0
 }
 
 @test "call pins: a sum whose operands die at it, used only past a call, is read by an empty asm in its block; no call, a use in the block or an intrinsic: no pin" {
@@ -486,15 +486,10 @@ regs() {
 # 44 without pins, 32 with
 # bats test_tags=slow
 @test "call pins: a sum over an unrolled loop of pow() takes fewer registers than without them and no more than nvcc" {
-	need_cuda
-	have_nvcc || skip "nvcc is not installed"
-	k="$FIXTURES/remat-pin.cu"
-	with=$(regs nvcc-lite)
+	beats_without remat-pin.cu -remat-call-pin=0
+	# the pins: regs leaves nvcc's PTX in k.ptx, so look again at ours
+	regs nvcc-lite >/dev/null
 	grep -q 'begin inline asm' "$BATS_TEST_TMPDIR/k.ptx"
-	without=$(regs nvcc-lite -Xcicc -remat-call-pin=0)
-	nv=$(regs "$(nvcc_bin)")
-	[ "$with" -lt "$without" ] || fail "with $with, without $without"
-	[ "$with" -le "$nv" ] || fail "with $with, nvcc $nv"
 }
 
 @test "uniform bases: a parameter plus a uniform offset indexed in a loop becomes the parameter indexed by the sum there; a divergent offset, a direct use, no loop or no kernel: it stays" {

@@ -22,6 +22,15 @@ remark() {
 	grep "in function '$1'" <<<"$stderr" | grep -v -- '-pass-remarks-analysis' | grep -v '\.epil in'
 }
 
+# inlined NAME: $BATS_TEST_TMPDIR/NAME.cu's device side, as config P gets it
+# from the driver (the front end, then the inliner's cleanup), in NAME.i.bc
+inlined() {
+	CUDA_PATH=/nonexistent clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudalib -nocudainc \
+		-include "$TOP/share/nvcc-lite/cuda_shim.h" -Wno-unknown-cuda-version -O3 -Xclang -disable-llvm-passes \
+		-emit-llvm -c "$BATS_TEST_TMPDIR/$1.cu" -o "$BATS_TEST_TMPDIR/$1.bc"
+	nv-inline -O3 "$BATS_TEST_TMPDIR/$1.bc" -o "$BATS_TEST_TMPDIR/$1.i.bc"
+}
+
 # body KERNEL: the kernel's IR in out.ll
 body() {
 	sed -n "/^define .*@$1(/,/^}/p" "$BATS_TEST_TMPDIR/out.ll"
@@ -277,11 +286,7 @@ body() {
 	  out[threadIdx.x] = s;
 	}
 	CU
-	CUDA_PATH=/nonexistent clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudalib -nocudainc \
-		-include "$TOP/share/nvcc-lite/cuda_shim.h" -Wno-unknown-cuda-version -O3 -Xclang -disable-llvm-passes \
-		-emit-llvm -c "$BATS_TEST_TMPDIR/n.cu" -o "$BATS_TEST_TMPDIR/n.bc"
-	# as the driver has it: after the inliner's cleanup
-	nv-inline -O3 "$BATS_TEST_TMPDIR/n.bc" -o "$BATS_TEST_TMPDIR/n.i.bc"
+	inlined n
 	run --separate-stderr nv-unroll -config=P -pass-remarks=nv-unroll -S "$BATS_TEST_TMPDIR/n.i.bc" -o "$BATS_TEST_TMPDIR/n.ll"
 	assert_success
 	# the 4 x 4 nest: the inner loop, then the outer one
@@ -319,10 +324,7 @@ body() {
 	  for (int j = 0; j < 8; j++) out[j * 32 + threadIdx.x] = acc[j];
 	}
 	CU
-	CUDA_PATH=/nonexistent clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudalib -nocudainc \
-		-include "$TOP/share/nvcc-lite/cuda_shim.h" -Wno-unknown-cuda-version -O3 -Xclang -disable-llvm-passes \
-		-emit-llvm -c "$BATS_TEST_TMPDIR/w.cu" -o "$BATS_TEST_TMPDIR/w.bc"
-	nv-inline -O3 "$BATS_TEST_TMPDIR/w.bc" -o "$BATS_TEST_TMPDIR/w.i.bc"
+	inlined w
 	run --separate-stderr nv-unroll -config=P -pass-remarks=nv-unroll -S "$BATS_TEST_TMPDIR/w.i.bc" -o "$BATS_TEST_TMPDIR/w.ll"
 	assert_success
 	assert_equal "$stderr" ""
@@ -351,10 +353,7 @@ body() {
 	  out[threadIdx.x] = acc;
 	}
 	CU
-	CUDA_PATH=/nonexistent clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudalib -nocudainc \
-		-include "$TOP/share/nvcc-lite/cuda_shim.h" -Wno-unknown-cuda-version -O3 -Xclang -disable-llvm-passes \
-		-emit-llvm -c "$BATS_TEST_TMPDIR/p.cu" -o "$BATS_TEST_TMPDIR/p.bc"
-	nv-inline -O3 "$BATS_TEST_TMPDIR/p.bc" -o "$BATS_TEST_TMPDIR/p.i.bc"
+	inlined p
 	run --separate-stderr nv-unroll -config=P -pass-remarks=nv-unroll -S "$BATS_TEST_TMPDIR/p.i.bc" -o "$BATS_TEST_TMPDIR/p.ll"
 	assert_success
 	# the mainloop's j loop and the prologue's j loop, then its k loop

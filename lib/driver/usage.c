@@ -9,20 +9,23 @@
 #include "../ir/occupancy.h"
 #include "chain.h"
 
-/* The threads of a block of kernel name in PTX file ptx: its .maxntid or
- * .reqntid (x * y * z), else 0. */
-static unsigned
-ptx_threads(const char *ptx, const char *name)
+/* The kernels of a PTX file that declare their block: .maxntid or
+ * .reqntid (x * y * z), read once. */
+struct bounds {
+	struct nv_strv name;
+	unsigned *threads;
+};
+
+static void
+read_bounds(const char *ptx, struct bounds *bs)
 {
 	static const char *const linkage[] = { ".visible ", ".weak ", ".extern " };
 	FILE *fp = fopen(ptx, "r");
-	char *line = NULL;
-	size_t cap = 0, len = strlen(name);
-	int in = 0;
-	unsigned threads = 0;
+	char *line = NULL, *entry = NULL;
+	size_t cap = 0;
 
 	if (!fp)
-		return 0;
+		return;
 	while (getline(&line, &cap, fp) > 0) {
 		const char *e = line + strspn(line, " \t");
 		unsigned x = 1, y = 1, z = 1;
@@ -31,23 +34,33 @@ ptx_threads(const char *ptx, const char *name)
 			if (!strncmp(e, linkage[k], strlen(linkage[k])))
 				e += strlen(linkage[k]);
 		if (!strncmp(e, ".entry ", 7)) {
-			e += 7;
-			in = !strncmp(e, name, len) && (e[len] == '(' || e[len] == '\n' || e[len] == ' ');
-			continue;
-		}
-		if (!in)
-			continue;
-		if (strchr(line, '{'))
-			break;
-		if ((!strncmp(e, ".maxntid", 8) || !strncmp(e, ".reqntid", 8)) &&
-		    sscanf(e + 8, " %u , %u , %u", &x, &y, &z) >= 1) {
-			threads = x * y * z;
-			break;
+			free(entry);
+			entry = xasprintf("%.*s", (int)strcspn(e + 7, "( \t\n"), e + 7);
+		} else if (entry && strchr(line, '{')) {
+			free(entry);
+			entry = NULL;
+		} else if (entry && (!strncmp(e, ".maxntid", 8) || !strncmp(e, ".reqntid", 8)) &&
+		           sscanf(e + 8, " %u , %u , %u", &x, &y, &z) >= 1 && x * y * z <= 1024) {
+			bs->threads = xrealloc(bs->threads, (bs->name.n + 1) * sizeof(*bs->threads));
+			bs->threads[bs->name.n] = x * y * z;
+			nv_strv_push(&bs->name, entry);
+			free(entry);
+			entry = NULL;
 		}
 	}
+	free(entry);
 	free(line);
 	fclose(fp);
-	return threads > 1024 ? 0 : threads;
+}
+
+/* Kernel name's block size, else 0. */
+static unsigned
+bounds_of(const struct bounds *bs, const char *name)
+{
+	for (size_t i = 0; i < bs->name.n; i++)
+		if (!strcmp(bs->name.v[i], name))
+			return bs->threads[i];
+	return 0;
 }
 
 /* ptxas -v's number before `what` in line ("40 registers", "1024 bytes smem"). */
@@ -64,7 +77,7 @@ number_before(const char *line, const char *what)
 }
 
 static void
-say(const char *text, const char *ptx, int sm)
+say(const char *text, const struct bounds *bs, int sm)
 {
 	char *name = NULL;
 
@@ -83,7 +96,7 @@ say(const char *text, const char *ptx, int sm)
 				*end = '\0';
 		} else if (name && strstr(line, "Used ") && strstr(line, " registers")) {
 			unsigned regs = number_before(line, " registers"), smem = number_before(line, " bytes smem");
-			unsigned bounds = ptx_threads(ptx, name), threads = bounds ? bounds : 256;
+			unsigned bounds = bounds_of(bs, name), threads = bounds ? bounds : 256;
 			struct nv_occupancy o, more;
 
 			nv_occupancy_blocks(sm, regs, smem, threads, &o);
@@ -128,9 +141,14 @@ nv_drv_run_usage(const struct nv_job *j)
 	if (j->arch && !strncmp(j->arch, "sm_", 3))
 		sm = atoi(j->arch + 3);
 	if (!rc && ptx && sm) {
+		struct bounds bs = { 0 };
+
+		read_bounds(ptx, &bs);
 		text = nv_drv_diags_text(err, &len);
-		say(text, ptx, sm);
+		say(text, &bs, sm);
 		free(text);
+		nv_strv_free(&bs.name);
+		free(bs.threads);
 		fflush(stderr);
 	}
 	close(err);
