@@ -29,7 +29,7 @@ static const struct nv_option opts[] = {
 	{ "O", NV_OPT_OLEVEL, &olevel, NULL, "run LLVM's default<On> pipeline" },
 	{ "pipeline", NV_OPT_STR, &named, "NAME", "run a named sub-pipeline (std1, std5, std8, mid-unroll, post-unroll, post-unroll-t1, post-unroll-t3, late-memory, unswitch, loop-canon)" },
 	{ "arch", NV_OPT_STR, &arch, "sm_XX", "target for cost models of an NVPTX module (default: the module's target-cpu, else sm_75)" },
-	{ "print", NV_OPT_LIST, &prints, "NAME", "after the pipeline, print an analysis to stderr: cfg, dom, postdom, loops, tripcount, liveness, cost, occupancy, uniform, summary (repeatable)" },
+	{ "print", NV_OPT_LIST, &prints, "NAME", "after the pipeline, print an analysis to stderr: cfg, dom, postdom, loops, tripcount, liveness, peak, cost, occupancy, uniform, summary (repeatable)" },
 	{ "no-unroll", NV_OPT_FLAG, &no_unroll, NULL, "leave unrolling to nv-unroll: LLVM's unrollers are off, #pragma unroll included" },
 	{ "no-vectorize", NV_OPT_FLAG, &no_vectorize, NULL, "leave loop vectorization to nv-vectorize: LLVM's loop vectorizer runs only on loops that #pragma forces" },
 	{ "disable-output", NV_OPT_FLAG, &disable_output, NULL, "write no module (with -print)" },

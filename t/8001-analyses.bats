@@ -213,7 +213,7 @@ setup_file() {
 @test "-print rejects an unknown analysis" {
 	run --separate-stderr nv-opt -print=nonsense </dev/null
 	assert_equal "$status" 2
-	assert_equal "$stderr" "nv-opt: error: unknown analysis 'nonsense' for -print (known: cfg dom postdom loops tripcount liveness cost occupancy uniform summary)"
+	assert_equal "$stderr" "nv-opt: error: unknown analysis 'nonsense' for -print (known: cfg dom postdom loops tripcount liveness peak cost occupancy uniform summary)"
 }
 
 # divergent: the DIVERGENT lines of print<uniformity>-style output, stores
@@ -252,4 +252,22 @@ EOF2
 	# the kernel's argument tests are uniform, threadIdx's parity is not
 	grep -q 'DIVERGENT: %odd = icmp' <<<"$stderr" || fail "$stderr"
 	! grep -q 'DIVERGENT: %m0 \|DIVERGENT: %b0 \|DIVERGENT: %both ' <<<"$stderr" || fail "$stderr"
+}
+
+@test "peak: the point of most live register units, its loop, and the values there by source variable" {
+	run nv-opt -print=peak -disable-output "$FIXTURES/peak.ll"
+	assert_success
+	# eight accumulators, the loaded x, i, n and two pointers (the fixture's header)
+	assert_line "  peak 15 register units, 13 values, at peak.cu:6 in block %loop"
+	assert_line "  in loop %loop at peak.cu:5, depth 1"
+	# the phis and the fmuls of one array, by their #dbg_value fragments;
+	# a phi has no line of its own: its incoming value's
+	assert_line "  live acc[0..7]: 8 x float, 8 units, line 6"
+	assert_line "  live i: 1 x i32, 1 units, line 5"
+	# no record: the stem of the value's name, and what makes it
+	assert_line "  live x (loaded float): 1 x float, 1 units, line 6"
+	assert_line "  live in (argument ptr addrspace(1)): 1 x ptr addrspace(1), 2 units, arguments"
+	# the units agree with the liveness the other analyses print
+	run nv-opt -print=liveness -disable-output "$FIXTURES/peak.ll"
+	assert_line "  max live = 13 values, 15 register units, 1 predicates"
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Support.h>
 
 #include "diag.h"
@@ -240,4 +241,22 @@ nv_remarks_finish(void)
 	free(tmp);
 	free(rm.yaml);
 	return ok ? 0 : -1;
+}
+
+void
+nv_srcloc_of(LLVMValueRef i, struct nv_srcloc *loc)
+{
+	LLVMMetadataRef md = LLVMInstructionGetDebugLoc(i), file;
+	unsigned len = 0;
+
+	memset(loc, 0, sizeof(*loc));
+	if (!md || LLVMGetMetadataKind(md) != LLVMDILocationMetadataKind)
+		return;
+	file = LLVMDIScopeGetFile(LLVMDILocationGetScope(md));
+	if (file) {
+		loc->file = LLVMDIFileGetFilename(file, &len);
+		loc->len = len;
+	}
+	loc->line = LLVMDILocationGetLine(md);
+	loc->col = LLVMDILocationGetColumn(md);
 }

@@ -28,6 +28,8 @@ struct nv_srcloc {
 	size_t len;
 	unsigned line, col;
 };
+/* Instruction i's debug location (all zero when it has none). */
+void nv_srcloc_of(LLVMValueRef i, struct nv_srcloc *loc);
 /* nv_remark at a source position: loc, when it has a line, stands for the
  * debug location of `at` (a loop's start, say). */
 void nv_remark_loc(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,

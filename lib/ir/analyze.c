@@ -5,8 +5,10 @@
 #include <time.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 
+#include "../base/remarks.h"
 #include "../base/util.h"
 #include "cfg.h"
 #include "cost.h"
@@ -17,7 +19,7 @@
 #include "occupancy.h"
 #include "uniform.h"
 
-const char nv_analyze_names[] = "cfg dom postdom loops tripcount liveness cost occupancy uniform summary";
+const char nv_analyze_names[] = "cfg dom postdom loops tripcount liveness peak cost occupancy uniform summary";
 
 int
 nv_analyze_known(const char *name)
@@ -261,6 +263,290 @@ print_liveness(FILE *fp, struct fa *a, LLVMTargetDataRef td)
 	nv_liveness_release(&lv);
 }
 
+/* A value's source variable, as a #dbg_value record names it: the
+ * variable's name, and the bits of it the value holds (size 0: all). */
+struct var {
+	LLVMValueRef v;
+	const char *name;
+	size_t len;
+	unsigned off, size;
+};
+
+/* Every value a #dbg_value record of fn names, with its variable. */
+static struct var *
+vars_of(LLVMValueRef fn, size_t *n)
+{
+	LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(fn));
+	struct var *v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+			for (LLVMDbgRecordRef r = LLVMGetFirstDbgRecord(i); r; r = LLVMGetNextDbgRecord(r)) {
+				LLVMValueRef val;
+				LLVMMetadataRef var;
+				char *expr, *frag;
+				struct var x = { 0 };
+				unsigned k = 0;
+
+				if (LLVMDbgRecordGetKind(r) != LLVMDbgRecordValue)
+					continue;
+				val = LLVMDbgVariableRecordGetValue(r, 0);
+				var = LLVMDbgVariableRecordGetVariable(r);
+				if (!val || !var || !(LLVMIsAInstruction(val) || LLVMIsAArgument(val)))
+					continue;
+				x.v = val;
+				{
+					LLVMValueRef mv = LLVMMetadataAsValue(ctx, var), ops[8];
+
+					k = LLVMGetMDNodeNumOperands(mv);
+					if (k < 2 || k > 8)
+						continue;
+					LLVMGetMDNodeOperands(mv, ops);
+					x.name = ops[1] ? LLVMGetMDString(ops[1], &k) : NULL;
+					x.len = k;
+				}
+				if (!x.name || !x.len)
+					continue;
+				expr = LLVMPrintValueToString(LLVMMetadataAsValue(ctx, LLVMDbgVariableRecordGetExpression(r)));
+				frag = strstr(expr, "DW_OP_LLVM_fragment, ");
+				if (frag && sscanf(frag + 21, "%u, %u", &x.off, &x.size) != 2)
+					x.off = x.size = 0;
+				LLVMDisposeMessage(expr);
+				if (*n == cap)
+					v = xrealloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+				v[(*n)++] = x;
+			}
+	return v;
+}
+
+/* What the peak's values are grouped by: a source variable, or (for the
+ * values no record names) their type. */
+struct group {
+	char *key;
+	int named;
+	char *type;         /* the values' type, "" when they differ */
+	unsigned count, args, units; /* args: how many are arguments */
+	unsigned lo, hi;    /* the lines that define them in the peak's file (0: none) */
+	struct nv_srcloc other; /* the first that defines one in another file (line 0: none) */
+	unsigned *elem;     /* a named array's elements (fragment offset / size) */
+	size_t nelem;
+	unsigned size;      /* the fragments' size, when all alike (else 0) */
+	int mixed;          /* fragments of several sizes, or whole and fragment */
+};
+
+static int
+by_units(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->units != y->units)
+		return x->units < y->units ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static int
+by_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "acc[0..15]", "acc[0..3,8]", "x": a group's name with its elements. */
+static void
+print_group_name(FILE *fp, struct group *g)
+{
+	fputs(g->key, fp);
+	if (!g->named || !g->nelem || g->mixed || !g->size)
+		return;
+	qsort(g->elem, g->nelem, sizeof(*g->elem), by_uint);
+	fputc('[', fp);
+	for (size_t k = 0; k < g->nelem;) {
+		size_t e = k;
+
+		while (e + 1 < g->nelem && g->elem[e + 1] <= g->elem[e] + 1)
+			e++;
+		fprintf(fp, "%s%u", k ? "," : "", g->elem[k]);
+		if (g->elem[e] != g->elem[k])
+			fprintf(fp, "..%u", g->elem[e]);
+		k = e + 1;
+	}
+	fputc(']', fp);
+}
+
+/* What an unnamed value is, for grouping: a loop's phi carries it, a load
+ * brings it, an argument, or it is computed. */
+static const char *
+value_kind(LLVMValueRef v)
+{
+	if (LLVMIsAArgument(v))
+		return "argument";
+	if (LLVMIsAPHINode(v))
+		return "carried";
+	if (LLVMIsALoadInst(v) || (LLVMIsACallInst(v) && LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVoidTypeKind &&
+	                           !LLVMIsAIntrinsicInst(v)))
+		return LLVMIsALoadInst(v) ? "loaded" : "returned";
+	return "computed";
+}
+
+/* The length of the stem of a value's name, as clang names values after
+ * variables and expressions (-fno-discard-value-names): "acc.sroa.3.0",
+ * "add17", "i.0" -> "acc", "add", "i"; 0 for none ("", "42"). */
+static size_t
+name_stem(const char *name, size_t n)
+{
+	size_t k = 0;
+
+	if (!n || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_'))
+		return 0;
+	while (k < n && name[k] != '.')
+		k++;
+	while (k > 1 && name[k - 1] >= '0' && name[k - 1] <= '9')
+		k--;
+	return k;
+}
+
+/* The first line at or after instruction i in its block (else before it). */
+static void
+point_loc(LLVMValueRef i, LLVMBasicBlockRef bb, struct nv_srcloc *loc)
+{
+	memset(loc, 0, sizeof(*loc));
+	for (LLVMValueRef k = i ? i : LLVMGetFirstInstruction(bb); k && !loc->line; k = LLVMGetNextInstruction(k))
+		nv_srcloc_of(k, loc);
+	for (LLVMValueRef k = i ? LLVMGetPreviousInstruction(i) : NULL; k && !loc->line;
+	     k = LLVMGetPreviousInstruction(k))
+		nv_srcloc_of(k, loc);
+}
+
+/* Where the most register units are live, and what: the values grouped by
+ * source variable (the #dbg_value records of a compile with debug
+ * information), else by type, the largest first; the loops around it. */
+static void
+print_peak(FILE *fp, struct fa *a, LLVMTargetDataRef td)
+{
+	struct nv_liveness lv;
+	struct nv_live_peak pk;
+	struct nv_srcloc at;
+	struct var *vars;
+	struct group *gs = NULL;
+	size_t nvars, ng = 0;
+
+	if (liveness(fp, &lv, a, td))
+		return;
+	if (nv_live_peak(&lv, &pk)) {
+		fprintf(fp, "  no peak: no block\n");
+		nv_liveness_release(&lv);
+		return;
+	}
+	point_loc(pk.before, a->g.bb[pk.block], &at);
+	fprintf(fp, "  peak %u register units, %zu values, at %.*s:%u in block %s\n", pk.units, pk.n,
+	        at.line ? (int)at.len : 1, at.line ? at.file : "?", at.line, a->label[pk.block]);
+	for (unsigned l = a->ls.innermost[pk.block]; l != NV_NONE; l = a->ls.v[l].parent) {
+		struct nv_srcloc ll;
+
+		if (!nv_loop_srcloc(&a->ls, l, &ll) || !ll.line)
+			point_loc(NULL, a->g.bb[a->ls.v[l].header], &ll);
+		fprintf(fp, "  in loop %s at %.*s:%u, depth %u\n", a->label[a->ls.v[l].header],
+		        ll.line ? (int)ll.len : 1, ll.line ? ll.file : "?", ll.line, a->ls.v[l].depth);
+	}
+	vars = vars_of(a->g.fn, &nvars);
+	for (size_t k = 0; k < pk.n; k++) {
+		LLVMValueRef v = pk.val[k];
+		LLVMTypeRef ty = LLVMTypeOf(v);
+		unsigned units = nv_type_units(td, ty);
+		char *type = LLVMPrintTypeToString(ty), *key = NULL;
+		struct nv_srcloc def = { 0 };
+		const struct var *x = NULL;
+		struct group *g = NULL;
+
+		for (size_t i = 0; i < nvars && !x; i++)
+			if (vars[i].v == v)
+				x = &vars[i];
+		if (x) {
+			key = xasprintf("%.*s", (int)x->len, x->name);
+		} else {
+			size_t n = 0;
+			const char *name = LLVMGetValueName2(v, &n);
+			size_t stem = name_stem(name, n);
+
+			key = stem ? xasprintf("%.*s (%s %s)", (int)stem, name, value_kind(v), type)
+			           : xasprintf("(%s %s)", value_kind(v), type);
+		}
+		for (size_t i = 0; i < ng && !g; i++)
+			if (!strcmp(gs[i].key, key))
+				g = &gs[i];
+		if (!g) {
+			gs = xrealloc(gs, (ng + 1) * sizeof(*gs));
+			g = &gs[ng++];
+			memset(g, 0, sizeof(*g));
+			g->key = key;
+			g->named = x != NULL;
+			g->type = xstrdup(type);
+			g->size = x ? x->size : 0;
+		} else {
+			free(key);
+			if (strcmp(g->type, type))
+				g->type[0] = '\0';
+		}
+		if (x) {
+			if (x->size != g->size)
+				g->mixed = 1;
+			else if (x->size) {
+				g->elem = xrealloc(g->elem, (g->nelem + 1) * sizeof(*g->elem));
+				g->elem[g->nelem++] = x->off / x->size;
+			}
+		}
+		g->count++;
+		g->args += LLVMIsAArgument(v) != NULL;
+		g->units += units;
+		if (LLVMIsAInstruction(v))
+			nv_srcloc_of(v, &def);
+		/* a phi has no line of its own: its incoming values' */
+		for (unsigned k = 0; !def.line && LLVMIsAPHINode(v) && k < LLVMCountIncoming(v); k++)
+			if (LLVMIsAInstruction(LLVMGetIncomingValue(v, k)))
+				nv_srcloc_of(LLVMGetIncomingValue(v, k), &def);
+		if (def.line && (def.len != at.len || strncmp(def.file, at.file, at.len))) {
+			if (!g->other.line)
+				g->other = def;
+		} else if (def.line) {
+			g->lo = !g->lo || def.line < g->lo ? def.line : g->lo;
+			g->hi = def.line > g->hi ? def.line : g->hi;
+		}
+		LLVMDisposeMessage(type);
+	}
+	qsort(gs, ng, sizeof(*gs), by_units);
+	for (size_t i = 0; i < ng; i++) {
+		fputs("  live ", fp);
+		print_group_name(fp, &gs[i]);
+		fprintf(fp, ": %u x %s, %u units, ", gs[i].count, gs[i].type[0] ? gs[i].type : "mixed", gs[i].units);
+		if (!gs[i].lo && !gs[i].other.line)
+			fputs(gs[i].args == gs[i].count ? "arguments" : "no line", fp);
+		else if (gs[i].lo && gs[i].lo == gs[i].hi)
+			fprintf(fp, "line %u", gs[i].lo);
+		else if (gs[i].lo)
+			fprintf(fp, "lines %u-%u", gs[i].lo, gs[i].hi);
+		if (gs[i].other.line) {
+			const char *f = gs[i].other.file, *base = f;
+
+			for (size_t k = 0; k < gs[i].other.len; k++)
+				if (f[k] == '/')
+					base = f + k + 1;
+			fprintf(fp, "%s%.*s:%u", gs[i].lo ? " and " : "", (int)(gs[i].other.len - (size_t)(base - f)),
+			        base, gs[i].other.line);
+		}
+		fputc('\n', fp);
+		free(gs[i].key);
+		free(gs[i].type);
+		free(gs[i].elem);
+	}
+	free(gs);
+	free(vars);
+	free(pk.val);
+	nv_liveness_release(&lv);
+}
+
 static void
 print_cost(FILE *fp, struct fa *a)
 {
@@ -378,6 +664,8 @@ nv_analyze_print(FILE *fp, LLVMModuleRef m, const char *name, int sm)
 			print_trip(fp, &a);
 		else if (!strcmp(name, "liveness"))
 			print_liveness(fp, &a, td);
+		else if (!strcmp(name, "peak"))
+			print_peak(fp, &a, td);
 		else if (!strcmp(name, "cost"))
 			print_cost(fp, &a);
 		else if (!strcmp(name, "occupancy"))

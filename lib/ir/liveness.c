@@ -198,18 +198,46 @@ tally(const struct nv_liveness *lv, const uint64_t *s, unsigned *n, unsigned *u,
 	*p = cp > *p ? cp : *p;
 }
 
+/* The values live just before instruction `before` of block b (NULL: at
+ * its top, after the phis): the crossing ones in set s, the block's own
+ * marked in local_live. */
+static void
+snapshot(const struct nv_liveness *lv, unsigned b, const uint64_t *s, LLVMValueRef before,
+         struct nv_live_peak *pk)
+{
+	pk->n = 0;
+	pk->before = before;
+	pk->block = b;
+	for (unsigned w = 0; w < lv->words; w++)
+		for (uint64_t x = s[w]; x; x &= x - 1)
+			pk->val[pk->n++] = lv->val[w * 64 + (unsigned)__builtin_ctzll(x)];
+	for (LLVMValueRef i = LLVMGetFirstInstruction(lv->cfg->bb[b]); i; i = LLVMGetNextInstruction(i)) {
+		unsigned li = nv_ptrmap_get(&lv->local, i);
+
+		if (li != NV_NONE && lv->local_live[li])
+			pk->val[pk->n++] = i;
+	}
+}
+
 /* The most values (and units, and predicates) live at once at any point
  * between the instructions of block b: walk it backwards from live-out,
  * live_before = (live_after - def) | uses.  Values local to the block are
- * counted on the side (local_live marks them between last use and def). */
+ * counted on the side (local_live marks them between last use and def).
+ * With pk, the first point (from the bottom) of the most units is kept
+ * there. */
 static void
-pressure(struct nv_liveness *lv, unsigned b, uint64_t *tmp)
+pressure(struct nv_liveness *lv, unsigned b, uint64_t *tmp, struct nv_live_peak *pk)
 {
 	const struct nv_cfg *g = lv->cfg;
 	unsigned n = 0, u = 0, p = 0, ln = 0, lu = 0, lp = 0;
 
 	memcpy(tmp, nv_live_out(lv, b), lv->words * sizeof(uint64_t));
 	tally(lv, tmp, &n, &u, &p);
+	if (pk) {
+		pk->units = u;
+		snapshot(lv, b, tmp, NULL, pk);
+		pk->before = LLVMGetLastInstruction(g->bb[b]);
+	}
 	for (LLVMValueRef i = LLVMGetLastInstruction(g->bb[b]); i; i = LLVMGetPreviousInstruction(i)) {
 		unsigned vi = nv_ptrmap_get(&lv->index, i), li = nv_ptrmap_get(&lv->local, i);
 		unsigned cn = 0, cu = 0, cp = 0;
@@ -235,6 +263,10 @@ pressure(struct nv_liveness *lv, unsigned b, uint64_t *tmp)
 		}
 		tally(lv, tmp, &cn, &cu, &cp);
 		cn += ln, cu += lu, cp += lp;
+		if (pk && cu > pk->units) {
+			pk->units = cu;
+			snapshot(lv, b, tmp, i, pk);
+		}
 		n = cn > n ? cn : n;
 		u = cu > u ? cu : u;
 		p = cp > p ? cp : p;
@@ -247,12 +279,53 @@ pressure(struct nv_liveness *lv, unsigned b, uint64_t *tmp)
 		if (vi != NV_NONE)
 			SET(tmp, vi);
 	}
-	tally(lv, tmp, &n, &u, &p);
+	/* a phi used only in its block is no longer live above its def */
+	for (LLVMValueRef i = LLVMGetFirstInstruction(g->bb[b]);
+	     i && LLVMGetInstructionOpcode(i) == LLVMPHI; i = LLVMGetNextInstruction(i)) {
+		unsigned li = nv_ptrmap_get(&lv->local, i);
+
+		if (li != NV_NONE)
+			lv->local_live[li] = 0;
+	}
+	{
+		unsigned cn = 0, cu = 0, cp = 0;
+
+		tally(lv, tmp, &cn, &cu, &cp);
+		if (pk && cu > pk->units) {
+			pk->units = cu;
+			snapshot(lv, b, tmp, NULL, pk);
+		}
+		n = cn > n ? cn : n;
+		u = cu > u ? cu : u;
+		p = cp > p ? cp : p;
+	}
+	if (pk)
+		return;
 	lv->block_max[b] = n;
 	lv->block_max_units[b] = u;
 	lv->max_live = n > lv->max_live ? n : lv->max_live;
 	lv->max_units = u > lv->max_units ? u : lv->max_units;
 	lv->max_preds = p > lv->max_preds ? p : lv->max_preds;
+}
+
+int
+nv_live_peak(struct nv_liveness *lv, struct nv_live_peak *pk)
+{
+	unsigned at = NV_NONE, most = 0;
+	uint64_t *tmp;
+
+	memset(pk, 0, sizeof(*pk));
+	for (unsigned b = 0; b < lv->cfg->n; b++)
+		if (at == NV_NONE || lv->block_max_units[b] > most)
+			at = b, most = lv->block_max_units[b];
+	if (at == NV_NONE)
+		return -1;
+	tmp = xcalloc(lv->words, sizeof(uint64_t));
+	pk->val = xcalloc(lv->nvals + lv->nlocals + 1, sizeof(*pk->val));
+	memset(lv->local_live, 0, lv->nlocals ? lv->nlocals : 1);
+	pressure(lv, at, tmp, pk);
+	free(tmp);
+	return 0;
 }
 
 int
@@ -326,7 +399,7 @@ nv_liveness_build(struct nv_liveness *lv, const struct nv_cfg *g, LLVMTargetData
 	lv->block_max = xcalloc(g->n ? g->n : 1, sizeof(unsigned));
 	lv->block_max_units = xcalloc(g->n ? g->n : 1, sizeof(unsigned));
 	for (unsigned k = 0; k < g->nrpo; k++)
-		pressure(lv, g->rpo[k], tmp);
+		pressure(lv, g->rpo[k], tmp, NULL);
 	free(use);
 	free(def);
 	free(tmp);

@@ -66,6 +66,18 @@ unsigned nv_live_units(const struct nv_liveness *lv, const uint64_t *s);
 unsigned nv_live_max_in(const struct nv_liveness *lv, unsigned *at);
 /* Register units a value of type ty needs (0 for i1 and void). */
 unsigned nv_type_units(LLVMTargetDataRef td, LLVMTypeRef ty);
+/* The point of the function where the most register units are live: its
+ * block, the instruction they are live just before (NULL: the block's top,
+ * after its phis; its terminator: live out of it), and the values (crossing
+ * and local) live there, which the caller frees.  Returns 0, or -1 for a
+ * function with no block. */
+struct nv_live_peak {
+	unsigned block, units;
+	LLVMValueRef before;
+	LLVMValueRef *val;
+	size_t n;
+};
+int nv_live_peak(struct nv_liveness *lv, struct nv_live_peak *pk);
 /* Check the equations on every block; 0, or -1 with the block in *bad. */
 int nv_liveness_check(const struct nv_liveness *lv, unsigned *bad);
 void nv_liveness_release(struct nv_liveness *lv);

@@ -60,24 +60,6 @@ struct state {
 	unsigned hidden;
 };
 
-static void
-inst_loc(LLVMValueRef i, struct nv_srcloc *loc)
-{
-	LLVMMetadataRef md = LLVMInstructionGetDebugLoc(i), file;
-	unsigned len = 0;
-
-	memset(loc, 0, sizeof(*loc));
-	if (!md || LLVMGetMetadataKind(md) != LLVMDILocationMetadataKind)
-		return;
-	file = LLVMDIScopeGetFile(LLVMDILocationGetScope(md));
-	if (file) {
-		loc->file = LLVMDIFileGetFilename(file, &len);
-		loc->len = len;
-	}
-	loc->line = LLVMDILocationGetLine(md);
-	loc->col = LLVMDILocationGetColumn(md);
-}
-
 /* The opaque identity for type t: nounwind, but it may touch memory, so
  * that nothing looks through it or moves it. */
 static LLVMValueRef
@@ -227,7 +209,7 @@ visit(struct state *st, const struct nv_fn_loops *a, const struct nv_uniform *u,
 			st->c = xrealloc(st->c, (st->nc + 1) * sizeof(*st->c));
 			st->c[st->nc] = (struct cand){ fn, v, a->ls.v[l].depth, { 0 }, uni, (uni || any) && !guard && !oiv, guard, oiv,
 				                       hoisted(a, v, a->ls.v[l].depth) };
-			inst_loc(i, &st->c[st->nc].loc);
+			nv_srcloc_of(i, &st->c[st->nc].loc);
 			st->nc++;
 		}
 		if ((!uni && !any) || guard || oiv) {
