@@ -137,7 +137,7 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 			nv_strv_pushf(av, "-ptx-isa=%d", nv_cuda_ptx_isa(&nv_drv_cuda));
 		if (nv_drv.device_debug)
 			nv_strv_push(av, "-g");
-		else if (nv_drv.lineinfo)
+		else if (nv_drv.lineinfo || b->job->explain_ir)
 			nv_strv_push(av, "-lineinfo");
 		if (b->job->kind == NV_OUT_CUBIN && !strstr(s->args, "-stop-after"))
 			nv_strv_push(av, "-cubin");
@@ -147,7 +147,8 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 			nv_strv_pushf(av, "-Xptxas=%s", nv_drv.xptxas.v[i]);
 	}
 	for (size_t i = 0; i < nv_drv.xcicc.n; i++)
-		if (knob_for(nv_drv.xcicc.v[i], s->stage) || nv_drv_remark_flag(nv_drv.xcicc.v[i]))
+		if (knob_for(nv_drv.xcicc.v[i], s->stage) ||
+		    (nv_drv_remark_flag(nv_drv.xcicc.v[i]) && !b->job->explain_ir))
 			nv_strv_push(av, nv_drv.xcicc.v[i]);
 	return av->v;
 }
@@ -184,13 +185,25 @@ add_step(struct nv_drv_chain *c, const char *name, char **argv)
 	c->argv[c->n++] = argv;
 }
 
+/* Whether step s writes what b's job writes: bitcode stops before
+ * codegen, and --explain's IR at instruction selection before the codegen
+ * that follows it. */
+static int
+in_output(const struct build *b, const struct nv_pipe_step *s)
+{
+	if (b->job->kind != NV_OUT_LLVM)
+		return 1;
+	if (b->job->explain_ir)
+		return s->phase != NV_PHASE_CODEGEN;
+	return s->stage != NV_STAGE_LLC && s->stage != NV_STAGE_REMAT;
+}
+
 /* The steps of b's pipe in phase ph, appended to c. */
 static void
 add_phase(const struct build *b, struct nv_drv_chain *c, enum nv_phase ph)
 {
 	for (const struct nv_pipe_step *s = nv_pipe_steps; s->prog; s++)
-		if (s->phase == ph && in_pipe(s, b->pipe) &&
-		    (b->job->kind != NV_OUT_LLVM || (s->stage != NV_STAGE_LLC && s->stage != NV_STAGE_REMAT)))
+		if (s->phase == ph && in_pipe(s, b->pipe) && in_output(b, s))
 			add_step(c, s->prog, stage_argv(b, s));
 }
 
@@ -263,13 +276,13 @@ remark_files(struct nv_drv_chain *c, const char *base, size_t first)
 }
 
 /* The files a chain's steps write beside the output: -keep's modules and
- * -save-remarks' YAML, both named BASE.N-STAGE. */
+ * -save-remarks' YAML (not --explain's compile's), both named BASE.N-STAGE. */
 static void
-name_files(struct nv_drv_chain *c, const char *tmp, const char *base, size_t first)
+name_files(const struct build *b, struct nv_drv_chain *c, const char *tmp, const char *base, size_t first)
 {
 	if (nv_drv.keep)
 		keep_files(c, tmp, base, first);
-	if (nv_drv.save_remarks)
+	if (nv_drv.save_remarks && !b->job->explain_ir)
 		remark_files(c, base, first);
 }
 
@@ -329,6 +342,12 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 		p->dev->fe_trace = tmp_path(p, "time-trace.json");
 	add_step(c, "front end", nv_drv_front_end(p->dir, p->job->arch, p->job->input, p->fe_out, p->fe_deps,
 	                                          &p->dev->dep, p->dev->fe_trace, p->job->quiet));
+	/* --explain's compile: line tables (as -lineinfo's, which every stage
+	 * keeps) and the values named after what they compute */
+	if (p->job->explain_ir) {
+		c->argv[0] = append(c->argv[0], "-gline-tables-only", NULL);
+		c->argv[0] = append(c->argv[0], "-fno-discard-value-names", NULL);
+	}
 	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }
@@ -350,7 +369,7 @@ phase1_chain(struct build *p, struct nv_drv_chain *c)
 	}
 	wire(p, c, p->fe_out ? p->fe_out : p->job->input, split ? p->p1 : p->out);
 	p->n1 = first + c->n;
-	name_files(c, p->tmp, p->base, first);
+	name_files(p, c, p->tmp, p->base, first);
 }
 
 /* Phase II (and codegen) on one module: in -> out. */
@@ -364,11 +383,11 @@ phase2_chain(struct build *p, struct nv_drv_chain *c, const char *in, const char
 		add_phase(p, c, NV_PHASE_CODEGEN);
 	wire(p, c, in, out);
 	if (codegen) {
-		name_files(c, p->tmp, p->base, p->n1);
+		name_files(p, c, p->tmp, p->base, p->n1);
 	} else {
 		char *kb = xasprintf("%s.%s", p->base, strrchr(label, ' ') + 1);
 
-		name_files(c, p->tmp, kb, p->n1); /* BASE.K.N-STAGE for part K */
+		name_files(p, c, p->tmp, kb, p->n1); /* BASE.K.N-STAGE for part K */
 		free(kb);
 	}
 }
@@ -416,7 +435,7 @@ join_chain(struct build *p, struct nv_drv_chain *c)
 	c->argv[c->n - 1] = append(c->argv[c->n - 1], "-o", p->out);
 	c->in[0] = parts;
 	c->out[c->n - 1] = xstrdup(p->out);
-	name_files(c, p->tmp, p->base, p->n1 + count_phase(p->pipe, NV_PHASE_2));
+	name_files(p, c, p->tmp, p->base, p->n1 + count_phase(p->pipe, NV_PHASE_2));
 	free(prog);
 	free(map);
 }
@@ -438,7 +457,7 @@ nv_drv_plan_device(struct nv_plan *pl, struct nv_job *j)
 		fe_chain(&b, &d->fe);
 		d->fe_out = b.fe_out;
 		d->fe_deps = b.fe_deps;
-		d->cache = nv_drv_fe_cache(b.dir, j->arch, 0);
+		d->cache = j->explain_ir ? NULL : nv_drv_fe_cache(b.dir, j->arch, 0);
 		d->fe_at = d->cache ? argv_len(d->cache->flags) : 0;
 	}
 	phase1_chain(&b, &d->p1);

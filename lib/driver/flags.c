@@ -112,6 +112,8 @@ static void set_device_debug(const char *v) { (void)v; nv_drv.device_debug = 1; 
 static void set_host_debug(const char *v) { (void)v; nv_strv_push(&nv_drv.host, "-g"); }
 static void set_no_warnings(const char *v) { (void)v; nv_drv.no_warnings = 1; }
 static void set_res_usage(const char *v) { (void)v; nv_drv.res_usage = 1; }
+static void set_explain(const char *v) { (void)v; nv_drv.explain = nv_drv.explain ? nv_drv.explain : 1; }
+static void set_explain_format(const char *v) { one_of("explain-format", v, "text|json"); nv_drv.explain = !strcmp(v, "json") ? 2 : 1; }
 static void accept_flag(const char *v) { (void)v; }
 static void accept_value(const char *v) { (void)v; }
 static void set_no_cache(const char *v) { (void)v; nv_drv.no_cache = 1; }
@@ -597,6 +599,8 @@ static const struct flag flags[] = {
 	{ "-no-err-no", "--no-display-error-number", FLAG, NULL, "accepted: the same", accept_flag },
 	{ "-brief-diag", "--brief-diagnostics", VALUE, "true|false", "accepted: clang's messages are as they are", set_brief },
 	{ "-res-usage", "--resource-usage", FLAG, NULL, "print each kernel's registers, stack and shared memory (ptxas -v) and its occupancy where a cubin is made", set_res_usage },
+	{ "-explain", "--explain", FLAG, NULL, "nvcc-lite's own: explain each kernel's registers: ptxas's figures and occupancy, where the most values are live and which, and what ptxas spills at the next occupancy steps (compiles each source again with line tables; the build's output is unchanged)", set_explain },
+	{ "-explain-format", "--explain-format", VALUE, "text|json", "--explain's output: text on stderr (default), or a JSON object a kernel, a line each (implies --explain)", set_explain_format },
 	/* the driver itself */
 	{ "-t", "--threads", VALUE, "N", "accepted: nvcc's threads for compiling several targets; nvcc-lite compiles them in turn", set_threads },
 	{ "-split-compile", "--split-compile", VALUE, "N", "Phase II on at most N functions' parts at once (0: one per CPU); make's jobserver wins", set_split_compile },
@@ -1080,6 +1084,11 @@ nv_drv_finish(void)
 			nv_warn("resource usage is not shown as the final resource allocation is not done "
 			        "(it is with -cubin)");
 	}
+	if (nv_drv.explain && (nv_drv.out == NV_OUT_LLVM || nv_drv.out == NV_OUT_DEPS || nv_drv.out == NV_OUT_PREPROC))
+		nv_usage_error("--explain explains PTX: give -ptx, -cubin, -fatbin, -c or a link, not %s",
+		               nv_drv.out == NV_OUT_LLVM ? "-emit-llvm" : nv_drv.out == NV_OUT_DEPS ? "-M" : "-E");
+	if (nv_drv.explain && nv_drv.device_debug)
+		nv_usage_error("--explain explains optimized code: not with -G");
 	check_knobs();
 	nv_drv_have_cuda = nv_cuda_find(&nv_drv_cuda) == 0;
 	if (nv_drv.verbose && nv_drv_have_cuda)

@@ -32,6 +32,7 @@ struct nv_drv_opts {
 	const char *output, *arch, *keep_dir, *save_remarks;
 	const char *std, *ccbin;  /* -std=c++17; -ccbin (its include dir reaches the front end) */
 	int device_debug, no_warnings, res_usage, rdc;
+	int explain;            /* --explain: 1 text, 2 JSON lines (--explain-format=json) */
 	int template_stub_weak; /* -static-global-template-stub=false */
 	const char *dep_file, *dep_target; /* -MF, -MT (NULL: not given) */
 	const char *lang;                  /* -x: "cu", "c++" or "c" (NULL: by extension) */

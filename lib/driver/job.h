@@ -117,6 +117,10 @@ struct nv_job {
 	size_t inst_lo, inst_hi; /* the plan's installs [lo, hi) this job's success puts in place */
 	int seed;            /* the job adds to its output (ar): it starts as a copy of the user's
 	                      * file, when there is one */
+	int explain_ir;      /* NV_ACT_DEVICE under --explain: its output is the IR that goes to
+	                      * instruction selection, with debug information (kind NV_OUT_LLVM) */
+	const char *explain; /* NV_ACT_TOOL under --explain: the PTX it explains, argv the
+	                      * analysis of the explain_ir job's module (explain) */
 	int usage;           /* NV_ACT_TOOL: ptxas under --resource-usage, its kernels' occupancy
 	                      * printed after its lines (usage) */
 	enum nv_check { NV_CHECK_NONE, NV_CHECK_ELF, NV_CHECK_FATBIN } check;

@@ -300,6 +300,62 @@ plan_preprocess(struct nv_plan *p, const struct out_row *row, const char *in, en
 	nv_plan_add(p, &j);
 }
 
+/* --explain: for each PTX the device pipeline writes, the same compile
+ * again, with debug information, to the IR that goes to instruction
+ * selection; then the explain job, which reads that IR's peak (nv-opt
+ * -print=peak) and runs ptxas on the PTX.  The PTX's own compile is not
+ * touched. */
+static void
+plan_explain(struct nv_plan *p)
+{
+	size_t n = p->n;
+
+	for (size_t i = 0; i < n; i++) {
+		struct nv_job d = p->jobs[i], e = { .act = NV_ACT_TOOL, .label = "explain" };
+		struct nv_strv *av;
+		char *stem, *name, *prog;
+
+		if (d.act != NV_ACT_DEVICE || d.kind != NV_OUT_PTX)
+			continue;
+		if (!strcmp(nv_job_final(p, &p->jobs[i]), "-")) {
+			nv_warn("--explain: the PTX of '%s' goes to standard output, so it is not explained "
+			        "(give -o FILE)", d.input);
+			continue;
+		}
+		e.explain = xstrdup(nv_job_final(p, &p->jobs[i]));
+		stem = d.base ? xstrdup(d.base) : nv_drv_stem(d.input);
+		d.base = xasprintf("%s.explain", stem);
+		name = xasprintf("%s.bc", d.base);
+		d.output = nv_plan_tmp(p, name);
+		d.kind = NV_OUT_LLVM;
+		d.explain_ir = d.temporary = d.quiet = 1;
+		d.deps_for = NULL;
+		d.inst_lo = d.inst_hi = 0;
+		d.seed = 0;
+		nv_plan_add(p, &d);
+		av = xcalloc(1, sizeof(*av));
+		prog = nv_spawn_find("nv-opt", p->dir);
+		if (!prog)
+			nv_fatal("cannot find nv-opt beside nvcc-lite in %s", p->dir);
+		nv_strv_push(av, prog);
+		nv_strv_push(av, "-print=peak");
+		nv_strv_push(av, "-disable-output");
+		nv_strv_push(av, d.output);
+		e.argv = av->v;
+		e.input = d.input;
+		e.arch = d.arch;
+		free(name);
+		name = xasprintf("%s.cubin", d.base);
+		e.output = nv_plan_tmp(p, name); /* ptxas's, of each run */
+		e.temporary = 1;
+		nv_cuda_tool(&nv_drv_cuda, "ptxas", "--explain"); /* missing: one line, before any run */
+		nv_plan_add(p, &e);
+		free(prog);
+		free(name);
+		free(stem);
+	}
+}
+
 void
 nv_drv_plan(struct nv_plan *p)
 {
@@ -369,6 +425,8 @@ nv_drv_plan(struct nv_plan *p)
 	else if (row->kind == NV_OUT_LIB)
 		nv_drv_plan_lib(p, &objs, xstrdup(nv_drv.output ? nv_drv.output : row->name));
 	free(objs.v);
+	if (nv_drv.explain)
+		plan_explain(p);
 	/* the device compiles, each to its chains of stages */
 	for (size_t i = 0; i < p->n; i++)
 		if (p->jobs[i].act == NV_ACT_DEVICE)

@@ -33,6 +33,7 @@
 #include "hcache.h"
 #include "job.h"
 #include "pch.h"
+#include "explain.h"
 #include "usage.h"
 
 /* --- a DEVICE job's chains, as planned but for the run's parts --- */
@@ -631,6 +632,7 @@ nv_drv_run(struct nv_plan *p)
 			rc = j->act == NV_ACT_DEVICE ? run_device(j)
 			     : j->act == NV_ACT_HOST ? run_host(j)
 			     : j->usage              ? nv_drv_run_usage(j)
+			     : j->explain            ? nv_drv_run_explain(j)
 			                             : nv_drv_run_tool(j);
 		if (!rc)
 			rc = check_output(p, j);

@@ -76,54 +76,97 @@ number_before(const char *line, const char *what)
 	return at ? (unsigned)strtoul(at, NULL, 10) : 0;
 }
 
-static void
-say(const char *text, const struct bounds *bs, int sm)
+/* The name quoted after `lead` in line ("Compiling entry function 'K'"),
+ * or the word after it ("Function properties for K"). */
+static char *
+name_after(const char *line, const char *lead)
 {
-	char *name = NULL;
+	const char *at = strstr(line, lead);
 
+	if (!at)
+		return NULL;
+	at += strlen(lead);
+	if (*at == '\'')
+		return xasprintf("%.*s", (int)strcspn(at + 1, "'"), at + 1);
+	return xasprintf("%.*s", (int)strcspn(at, " \t\n"), at);
+}
+
+size_t
+nv_drv_usage_read(const char *text, const char *ptx, int sm, struct nv_kernel_use **out)
+{
+	struct bounds bs = { 0 };
+	struct nv_kernel_use *v = NULL;
+	size_t n = 0;
+	char *props = NULL;
+
+	read_bounds(ptx, &bs);
 	for (const char *l = text; *l;) {
-		const char *nl = strchr(l, '\n'), *q;
-		size_t n = nl ? (size_t)(nl - l) : strlen(l);
-		char *line = xasprintf("%.*s", (int)n, l);
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		char *line = xasprintf("%.*s", (int)len, l), *name;
 
-		if ((q = strstr(line, "Compiling entry function '"))) {
-			char *end;
+		if ((name = name_after(line, "Compiling entry function "))) {
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			memset(&v[n], 0, sizeof(*v));
+			v[n].name = name;
+			v[n].threads = bounds_of(&bs, name);
+			v[n].bounded = v[n].threads != 0;
+			v[n].threads = v[n].threads ? v[n].threads : 256;
+			n++;
+		} else if ((name = name_after(line, "Function properties for "))) {
+			free(props);
+			props = name;
+		} else if (strstr(line, "bytes stack frame") && props && n && !strcmp(props, v[n - 1].name)) {
+			v[n - 1].stack = number_before(line, " bytes stack frame");
+			v[n - 1].spill_st = number_before(line, " bytes spill stores");
+			v[n - 1].spill_ld = number_before(line, " bytes spill loads");
+		} else if (n && strstr(line, "Used ") && strstr(line, " registers")) {
+			v[n - 1].regs = number_before(line, " registers");
+			v[n - 1].smem = number_before(line, " bytes smem");
+			nv_occupancy_blocks(sm, v[n - 1].regs, v[n - 1].smem, v[n - 1].threads, &v[n - 1].occ);
+			v[n - 1].step = 0;
+			if (v[n - 1].occ.blocks && !strcmp(v[n - 1].occ.limit, "registers"))
+				for (unsigned r = v[n - 1].regs; r-- > 1 && !v[n - 1].step;) {
+					struct nv_occupancy more;
 
-			free(name);
-			name = xstrdup(q + 26);
-			end = strchr(name, '\'');
-			if (end)
-				*end = '\0';
-		} else if (name && strstr(line, "Used ") && strstr(line, " registers")) {
-			unsigned regs = number_before(line, " registers"), smem = number_before(line, " bytes smem");
-			unsigned bounds = bounds_of(bs, name), threads = bounds ? bounds : 256;
-			struct nv_occupancy o, more;
-
-			nv_occupancy_blocks(sm, regs, smem, threads, &o);
-			fprintf(stderr, "nvcc-lite: occupancy of '%s' on sm_%d: ", name, sm);
-			if (!o.blocks)
-				fprintf(stderr, "a block of %u threads cannot run (%s)", threads, o.limit);
-			else
-				fprintf(stderr, "%u block%s of %u threads (%s) an SM, %u of %u warps, limited by %s",
-				        o.blocks, o.blocks == 1 ? "" : "s", threads,
-				        bounds ? "its launch bounds" : "no launch bounds", o.warps,
-				        nv_occupancy_max_warps(sm), o.limit);
-			if (o.blocks && !strcmp(o.limit, "registers"))
-				for (unsigned r = regs; r-- > 1;) {
-					nv_occupancy_blocks(sm, r, smem, threads, &more);
-					if (more.blocks > o.blocks) {
-						fprintf(stderr, "; %u registers would give %u", r, more.blocks);
-						break;
-					}
+					nv_occupancy_blocks(sm, r, v[n - 1].smem, v[n - 1].threads, &more);
+					if (more.blocks > v[n - 1].occ.blocks)
+						v[n - 1].step = r, v[n - 1].step_blocks = more.blocks;
 				}
-			fputc('\n', stderr);
-			free(name);
-			name = NULL;
+			v[n - 1].used = 1;
 		}
 		free(line);
-		l += n + (nl != NULL);
+		l += len + (nl != NULL);
 	}
-	free(name);
+	free(props);
+	nv_strv_free(&bs.name);
+	free(bs.threads);
+	*out = v;
+	return n;
+}
+
+void
+nv_drv_usage_free(struct nv_kernel_use *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/* "N blocks of T threads (...) an SM, W of 64 warps, limited by X[; R
+ * registers would give M]", or why a block cannot run. */
+void
+nv_drv_usage_occupancy(FILE *fp, const struct nv_kernel_use *k, int sm)
+{
+	if (!k->occ.blocks) {
+		fprintf(fp, "a block of %u threads cannot run (%s)", k->threads, k->occ.limit);
+		return;
+	}
+	fprintf(fp, "%u block%s of %u threads (%s) an SM, %u of %u warps, limited by %s", k->occ.blocks,
+	        k->occ.blocks == 1 ? "" : "s", k->threads, k->bounded ? "its launch bounds" : "no launch bounds",
+	        k->occ.warps, nv_occupancy_max_warps(sm), k->occ.limit);
+	if (k->step)
+		fprintf(fp, "; %u registers would give %u", k->step, k->step_blocks);
 }
 
 int
@@ -141,14 +184,19 @@ nv_drv_run_usage(const struct nv_job *j)
 	if (j->arch && !strncmp(j->arch, "sm_", 3))
 		sm = atoi(j->arch + 3);
 	if (!rc && ptx && sm) {
-		struct bounds bs = { 0 };
+		struct nv_kernel_use *ks;
+		size_t n;
 
-		read_bounds(ptx, &bs);
 		text = nv_drv_diags_text(err, &len);
-		say(text, &bs, sm);
+		n = nv_drv_usage_read(text, ptx, sm, &ks);
+		for (size_t i = 0; i < n; i++)
+			if (ks[i].used) {
+				fprintf(stderr, "nvcc-lite: occupancy of '%s' on sm_%d: ", ks[i].name, sm);
+				nv_drv_usage_occupancy(stderr, &ks[i], sm);
+				fputc('\n', stderr);
+			}
+		nv_drv_usage_free(ks, n);
 		free(text);
-		nv_strv_free(&bs.name);
-		free(bs.threads);
 		fflush(stderr);
 	}
 	close(err);

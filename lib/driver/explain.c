@@ -1,0 +1,475 @@
+#include "explain.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../base/diag.h"
+#include "../base/util.h"
+#include "../ir/occupancy.h"
+#include "chain.h"
+#include "cuda.h"
+#include "usage.h"
+
+/* How many occupancy steps below a kernel's count the ladder tries. */
+#define LADDER_STEPS 3
+/* The lowest cap ptxas takes for -maxrregcount. */
+#define LADDER_FLOOR 16
+
+/* One rung: a kernel compiled under -maxrregcount=cap, or (a kernel with
+ * launch bounds, for which ptxas ignores -maxrregcount) with .minnctapersm
+ * set to the blocks that cap gives. */
+struct rung {
+	unsigned cap, blocks;
+	struct nv_kernel_use use;
+};
+
+/* A kernel's explanation: ptxas's figures, the peak's lines from the
+ * analysis, the rungs of its ladder. */
+struct kernel {
+	const struct nv_kernel_use *use;
+	const char *peak; /* its section of nv-opt -print=peak (NULL: none) */
+	size_t peak_len;
+	struct rung rung[LADDER_STEPS];
+	size_t nrung;
+};
+
+/* Rungs from the highest cap down. */
+static int
+by_cap(const void *a, const void *b)
+{
+	const struct rung *x = a, *y = b;
+
+	return x->cap < y->cap ? 1 : x->cap > y->cap ? -1 : 0;
+}
+
+/* Run one command with its standard error kept: 0 and the text in *text,
+ * or its failure. */
+static int
+run_keeping(const struct nv_job *like, char **argv, char **text)
+{
+	struct nv_job t = { .act = NV_ACT_TOOL, .label = like->label, .argv = argv, .input = like->input,
+		            .arch = like->arch };
+	int err = nv_drv_diags_new(), rc;
+	size_t len;
+
+	rc = nv_drv_try_tool(&t, err);
+	*text = nv_drv_diags_text(err, &len);
+	close(err);
+	return rc;
+}
+
+/* ptxas -v on ptx for sm_XX, under -maxrregcount=cap when cap. */
+static int
+ptxas(const struct nv_job *j, int sm, unsigned cap, const char *ptx, const char *cubin, char **text)
+{
+	struct nv_strv av = { 0 };
+	int rc;
+
+	nv_strv_push(&av, nv_cuda_tool(&nv_drv_cuda, "ptxas", "--explain"));
+	nv_strv_pushf(&av, "-arch=sm_%d", sm);
+	nv_strv_push(&av, "-m64");
+	nv_strv_push(&av, "-v");
+	nv_strv_pushf(&av, "-O%d", nv_drv.olevel);
+	for (size_t i = 0; i < nv_drv.xptxas.n; i++)
+		nv_strv_push(&av, nv_drv.xptxas.v[i]);
+	if (cap)
+		nv_strv_pushf(&av, "-maxrregcount=%u", cap);
+	nv_strv_push(&av, ptx);
+	nv_strv_push(&av, "-o");
+	nv_strv_push(&av, cubin);
+	rc = run_keeping(j, av.v, text);
+	unlink(cubin);
+	nv_strv_free(&av);
+	return rc;
+}
+
+/* The caps of kernel k's ladder: the most registers that reach each of the
+ * next occupancy steps below its count, at most LADDER_STEPS, and the
+ * blocks each gives. */
+static size_t
+ladder_caps(const struct nv_kernel_use *k, int sm, unsigned *caps, unsigned *nblocks)
+{
+	unsigned blocks = k->occ.blocks;
+	size_t n = 0;
+
+	if (!k->used || !blocks || strcmp(k->occ.limit, "registers"))
+		return 0;
+	for (unsigned r = k->regs; r-- > LADDER_FLOOR && n < LADDER_STEPS;) {
+		struct nv_occupancy o;
+
+		nv_occupancy_blocks(sm, r, k->smem, k->threads, &o);
+		if (o.blocks > blocks) {
+			nblocks[n] = o.blocks;
+			caps[n++] = r;
+			blocks = o.blocks;
+		}
+	}
+	return n;
+}
+
+/* A copy of PTX file in as out, in which each kernel named in names (n of
+ * them) has .minnctapersm blocks[k] after its .maxntid or .reqntid (an
+ * earlier .minnctapersm of it left out).  0, or -1 (said). */
+static int
+edit_ptx(const char *in, const char *out, char **names, const unsigned *blocks, size_t n)
+{
+	FILE *fi = fopen(in, "r"), *fo = fi ? fopen(out, "wx") : NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	long want = -1; /* the kernel whose directives these are, while they are */
+
+	if (!fo) {
+		nv_error("--explain: cannot %s '%s':", fi ? "create" : "read", fi ? out : in);
+		if (fi)
+			fclose(fi);
+		return -1;
+	}
+	while (getline(&line, &cap, fi) > 0) {
+		const char *e = strstr(line, ".entry ");
+		const char *d = line + strspn(line, " \t");
+
+		if (e) {
+			size_t len = strcspn(e + 7, "( \t\n");
+
+			want = -1;
+			for (size_t k = 0; k < n; k++)
+				if (strlen(names[k]) == len && !strncmp(names[k], e + 7, len))
+					want = (long)k;
+		} else if (strchr(line, '{')) {
+			want = -1;
+		} else if (want >= 0 && !strncmp(d, ".minnctapersm", 13)) {
+			continue;
+		}
+		fputs(line, fo);
+		if (want >= 0 && (!strncmp(d, ".maxntid", 8) || !strncmp(d, ".reqntid", 8)))
+			fprintf(fo, ".minnctapersm %u\n", blocks[want]);
+	}
+	free(line);
+	fclose(fi);
+	if (fclose(fo)) {
+		nv_error("--explain: cannot write '%s':", out);
+		unlink(out);
+		return -1;
+	}
+	return 0;
+}
+
+/* Function name's section of the peak analysis ("peak for function 'N':"
+ * and its indented lines). */
+static const char *
+peak_of(const char *text, const char *name, size_t *len)
+{
+	char *head = xasprintf("peak for function '%s':\n", name);
+	const char *at = text ? strstr(text, head) : NULL, *end;
+
+	if (at) {
+		at += strlen(head);
+		for (end = at; *end == ' ';)
+			end = strchr(end, '\n') ? strchr(end, '\n') + 1 : end + strlen(end);
+		*len = (size_t)(end - at);
+	}
+	free(head);
+	return at;
+}
+
+static void
+json_str(FILE *fp, const char *s, size_t n)
+{
+	fputc('"', fp);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+/* "FILE:LINE" of a peak line's "at FILE:LINE" (or the source), for the
+ * start of each text line. */
+static char *
+where(const struct kernel *k, const char *src)
+{
+	const char *at;
+
+	if (k->peak && (at = strstr(k->peak, " at ")) && at < k->peak + k->peak_len) {
+		size_t n = strcspn(at + 4, " \n");
+
+		if (at[4] != '?')
+			return xasprintf("%.*s", (int)n, at + 4);
+	}
+	return xstrdup(src);
+}
+
+static void
+text_kernel(const struct kernel *k, const char *src, int sm)
+{
+	const struct nv_kernel_use *u = k->use;
+	char *w = where(k, src), *lead = xasprintf("%s: kernel '%s'", w, u->name);
+
+	fprintf(stderr, "%s on sm_%d: %u registers, %u bytes spill stores, %u bytes spill loads, "
+	        "%u bytes stack frame\n", lead, sm, u->regs, u->spill_st, u->spill_ld, u->stack);
+	fprintf(stderr, "%s: ", lead);
+	nv_drv_usage_occupancy(stderr, u, sm);
+	fputc('\n', stderr);
+	if (!k->peak) {
+		fprintf(stderr, "%s: no peak: nvcc-lite's IR has no function of that name\n", lead);
+	} else {
+		for (const char *l = k->peak; l < k->peak + k->peak_len;) {
+			const char *nl = strchr(l, '\n');
+			size_t n = (size_t)(nl - l);
+
+			l += strspn(l, " ");
+			n = (size_t)(nl - l);
+			if (!strncmp(l, "peak ", 5))
+				fprintf(stderr, "%s: most live before instruction selection: %.*s\n", lead, (int)(n - 5),
+				        l + 5);
+			else if (!strncmp(l, "in loop ", 8))
+				fprintf(stderr, "%s:   in the %.*s\n", lead, (int)(n - 3), l + 3);
+			else if (!strncmp(l, "live ", 5))
+				fprintf(stderr, "%s:   %.*s\n", lead, (int)(n - 5), l + 5);
+			else
+				fprintf(stderr, "%s: %.*s\n", lead, (int)n, l);
+			l = nl + 1;
+		}
+	}
+	for (size_t r = 0; r < k->nrung; r++) {
+		const struct nv_kernel_use *c = &k->rung[r].use;
+
+		if (u->bounded)
+			fprintf(stderr, "%s: __launch_bounds__(%u, %u): ", lead, u->threads, k->rung[r].blocks);
+		else
+			fprintf(stderr, "%s: -maxrregcount=%u: ", lead, k->rung[r].cap);
+		fprintf(stderr, "%u registers, %u bytes spill stores, %u bytes spill loads, %u bytes stack "
+		        "frame, %u block%s an SM\n", c->regs, c->spill_st, c->spill_ld, c->stack, c->occ.blocks,
+		        c->occ.blocks == 1 ? "" : "s");
+	}
+	if (u->step && !k->nrung)
+		fprintf(stderr, "%s: no -maxrregcount ladder: ptxas failed under a cap\n", lead);
+	free(lead);
+	free(w);
+}
+
+/* The figures of u as JSON members. */
+static void
+json_use(FILE *fp, const struct nv_kernel_use *u)
+{
+	fprintf(fp, "\"registers\":%u,\"spill_stores\":%u,\"spill_loads\":%u,\"stack_frame\":%u,\"blocks\":%u",
+	        u->regs, u->spill_st, u->spill_ld, u->stack, u->occ.blocks);
+}
+
+/* The peak section as JSON: "peak":{"units":U,"values":N,"at":"F:L",
+ * "loops":[...],"live":[...]}, each line kept as the analysis says it. */
+static void
+json_peak(FILE *fp, const struct kernel *k)
+{
+	unsigned units = 0, values = 0;
+	const char *l = k->peak, *end = k->peak + k->peak_len;
+	int loops = 0, live = 0;
+
+	fputs(",\"peak\":", fp);
+	if (!k->peak) {
+		fputs("null", fp);
+		return;
+	}
+	l += strspn(l, " ");
+	sscanf(l, "peak %u register units, %u values", &units, &values);
+	fprintf(fp, "{\"units\":%u,\"values\":%u,\"at\":", units, values);
+	{
+		char *w = where(k, "?");
+
+		json_str(fp, w, strlen(w));
+		free(w);
+	}
+	fputs(",\"loops\":[", fp);
+	for (const char *p = l; p < end; p = strchr(p, '\n') + 1) {
+		const char *q = p + strspn(p, " "), *at, *comma;
+		unsigned depth = 0;
+
+		if (strncmp(q, "in loop ", 8) || !(at = strstr(q, " at ")) || !(comma = strstr(at, ", depth ")))
+			continue;
+		sscanf(comma + 8, "%u", &depth);
+		fputs(loops++ ? ",{\"block\":" : "{\"block\":", fp);
+		json_str(fp, q + 8, (size_t)(at - q - 8));
+		fputs(",\"at\":", fp);
+		json_str(fp, at + 4, (size_t)(comma - at - 4));
+		fprintf(fp, ",\"depth\":%u}", depth);
+	}
+	/* "live NAME: C x TYPE, U units, LINES" */
+	fputs("],\"live\":[", fp);
+	for (const char *p = l; p < end; p = strchr(p, '\n') + 1) {
+		const char *q = p + strspn(p, " "), *colon, *x, *units, *nl = strchr(q, '\n');
+		unsigned count = 0, u = 0;
+
+		if (strncmp(q, "live ", 5) || !(colon = strstr(q, ": ")) || colon > nl ||
+		    !(x = strstr(colon, " x ")) || !(units = strstr(x, " units, ")) || units > nl)
+			continue;
+		while (units > x && units[-1] != ',')
+			units--;
+		sscanf(colon + 2, "%u", &count);
+		sscanf(units + 1, "%u", &u);
+		fputs(live++ ? ",{\"what\":" : "{\"what\":", fp);
+		json_str(fp, q + 5, (size_t)(colon - q - 5));
+		fprintf(fp, ",\"count\":%u,\"type\":", count);
+		json_str(fp, x + 3, (size_t)(units - 1 - x - 3));
+		fprintf(fp, ",\"units\":%u,\"lines\":", u);
+		units = strstr(units, " units, ") + 8;
+		json_str(fp, units, (size_t)(nl - units));
+		fputc('}', fp);
+	}
+	fputs("]}", fp);
+}
+
+static void
+json_kernel(const struct kernel *k, const char *src, int sm)
+{
+	const struct nv_kernel_use *u = k->use;
+
+	fputs("{\"kernel\":", stderr);
+	json_str(stderr, u->name, strlen(u->name));
+	fputs(",\"source\":", stderr);
+	json_str(stderr, src, strlen(src));
+	fprintf(stderr, ",\"arch\":\"sm_%d\",", sm);
+	json_use(stderr, u);
+	fprintf(stderr, ",\"threads\":%u,\"launch_bounds\":%s,\"warps\":%u,\"limit\":", u->threads,
+	        u->bounded ? "true" : "false", u->occ.warps);
+	json_str(stderr, u->occ.limit ? u->occ.limit : "", u->occ.limit ? strlen(u->occ.limit) : 0);
+	if (u->step)
+		fprintf(stderr, ",\"next_step\":{\"registers\":%u,\"blocks\":%u}", u->step, u->step_blocks);
+	else
+		fputs(",\"next_step\":null", stderr);
+	json_peak(stderr, k);
+	fputs(",\"ladder\":[", stderr);
+	for (size_t r = 0; r < k->nrung; r++) {
+		fprintf(stderr, "%s{\"maxrregcount\":%u,\"min_blocks\":%u,\"by\":\"%s\",", r ? "," : "",
+		        k->rung[r].cap, k->rung[r].blocks, u->bounded ? "launch_bounds" : "maxrregcount");
+		json_use(stderr, &k->rung[r].use);
+		fputc('}', stderr);
+	}
+	fputs("]}\n", stderr);
+}
+
+int
+nv_drv_run_explain(const struct nv_job *j)
+{
+	const char *virt = j->arch ? strchr(j->arch, '_') : NULL;
+	int sm = virt ? atoi(virt + 1) : 0;
+	char *peak = NULL, *text = NULL, *cubin, *edited;
+	struct nv_kernel_use *ks;
+	struct kernel *kv;
+	unsigned caps[64];
+	size_t n, ncaps = 0;
+
+	if (!sm)
+		return 0;
+	if (run_keeping(j, j->argv, &peak)) {
+		nv_warn("--explain: no peak for '%s': the analysis of its IR failed", j->input);
+		free(peak);
+		peak = NULL;
+	}
+	cubin = xstrdup(j->output);
+	edited = xasprintf("%s.ptx", j->output);
+	if (ptxas(j, sm, 0, j->explain, cubin, &text)) {
+		fputs(text, stderr);
+		nv_error("--explain: ptxas could not assemble '%s' for sm_%d", j->explain, sm);
+		free(text);
+		free(peak);
+		free(cubin);
+		free(edited);
+		return -1;
+	}
+	n = nv_drv_usage_read(text, j->explain, sm, &ks);
+	free(text);
+	kv = xcalloc(n ? n : 1, sizeof(*kv));
+	for (size_t i = 0; i < n; i++) {
+		unsigned c[LADDER_STEPS], bl[LADDER_STEPS];
+		size_t m = ladder_caps(&ks[i], sm, c, bl);
+
+		kv[i].use = &ks[i];
+		kv[i].peak = peak_of(peak, ks[i].name, &kv[i].peak_len);
+		for (size_t a = 0; a < m; a++) {
+			size_t b = 0;
+
+			while (b < ncaps && caps[b] != c[a])
+				b++;
+			if (b == ncaps && ncaps < sizeof(caps) / sizeof(*caps))
+				caps[ncaps++] = c[a];
+		}
+	}
+	/* one ptxas a cap: -maxrregcount for the kernels without launch
+	 * bounds, .minnctapersm in a copy of the PTX for those with */
+	for (size_t c = 0; c < ncaps; c++) {
+		struct nv_strv names = { 0 };
+		unsigned *bl = xcalloc(n ? n : 1, sizeof(*bl));
+		struct nv_kernel_use *at;
+		const char *ptx = j->explain;
+		size_t m;
+		int rc;
+
+		for (size_t i = 0; i < n; i++) {
+			unsigned mine[LADDER_STEPS], mb[LADDER_STEPS];
+			size_t nm = ladder_caps(&ks[i], sm, mine, mb);
+
+			for (size_t a = 0; a < nm; a++)
+				if (mine[a] == caps[c]) {
+					kv[i].rung[kv[i].nrung].cap = caps[c];
+					kv[i].rung[kv[i].nrung].blocks = mb[a];
+					if (ks[i].bounded) {
+						bl[names.n] = mb[a];
+						nv_strv_push(&names, ks[i].name);
+					}
+				}
+		}
+		if (names.n) {
+			unlink(edited);
+			if (edit_ptx(j->explain, edited, names.v, bl, names.n)) {
+				nv_strv_free(&names);
+				free(bl);
+				break;
+			}
+			ptx = edited;
+		}
+		rc = ptxas(j, sm, caps[c], ptx, cubin, &text);
+		m = rc ? 0 : nv_drv_usage_read(text, ptx, sm, &at);
+		free(text);
+		for (size_t i = 0; i < n; i++) {
+			struct rung *r;
+
+			if (kv[i].nrung == LADDER_STEPS || (r = &kv[i].rung[kv[i].nrung])->cap != caps[c])
+				continue;
+			for (size_t b = 0; b < m; b++)
+				if (!strcmp(at[b].name, ks[i].name)) {
+					r->use = at[b];
+					r->use.name = NULL;
+					kv[i].nrung++;
+				}
+		}
+		if (!rc)
+			nv_drv_usage_free(at, m);
+		unlink(edited);
+		nv_strv_free(&names);
+		free(bl);
+	}
+	for (size_t i = 0; i < n; i++)
+		qsort(kv[i].rung, kv[i].nrung, sizeof(*kv[i].rung), by_cap);
+	for (size_t i = 0; i < n; i++)
+		if (ks[i].used) {
+			if (nv_drv.explain == 2)
+				json_kernel(&kv[i], j->input, sm);
+			else
+				text_kernel(&kv[i], j->input, sm);
+		}
+	fflush(stderr);
+	nv_drv_usage_free(ks, n);
+	free(kv);
+	free(peak);
+	free(cubin);
+	free(edited);
+	return 0;
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bats
+# nvcc-lite --explain: each kernel's ptxas figures and occupancy, the point
+# where the IR that goes to instruction selection has the most values live
+# and what they are, and the ladder of ptxas runs at the next occupancy
+# steps; the PTX itself unchanged.  Known answers in t/fixtures/explain.cu.
+
+load helper
+
+setup_file() {
+	have_cuda || return 0
+	cd "$BATS_FILE_TMPDIR"
+	cp "$FIXTURES/explain.cu" x.cu
+	nvcc-lite -arch=sm_90 -ptx x.cu -o plain.ptx
+	nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx --explain 2> explain.txt
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$FIXTURES/explain.cu" x.cu
+}
+
+# The explanation of x.cu for sm_90, made once.
+explained() {
+	stderr=$(cat "$BATS_FILE_TMPDIR/explain.txt")
+	cp "$BATS_FILE_TMPDIR/x.ptx" "$BATS_FILE_TMPDIR/plain.ptx" .
+}
+
+# The figure after "$2" in the stderr line of kernel $1 that has it.
+figure() {
+	grep -F "kernel '$1'" <<<"$stderr" | grep -F -- "$2" | head -1
+}
+
+@test "--explain: ptxas's figures and occupancy of each kernel, the PTX byte for byte a plain compile's" {
+	need_cuda
+	explained
+	cmp plain.ptx x.ptx
+	# ptxas's own count for the PTX written
+	"$(ptxas_bin)" -arch=sm_90 -v x.ptx -o x.cubin 2> v.txt
+	for k in _Z3bigPfPKfi _Z4widePfPKfi _Z5smallPi; do
+		r=$(awk -v k="$k" '$0 ~ "entry function ." k "." { w = 1 } w && /Used/ { print $5; exit }' v.txt)
+		line=$(figure "$k" " on sm_90: ")
+		[[ "$line" == "x.cu:"*": kernel '$k' on sm_90: $r registers, 0 bytes spill stores, 0 bytes spill loads, 0 bytes stack frame" ]] ||
+			fail "$k: ptxas says $r: $line"
+	done
+	# the occupancy words are --resource-usage's
+	run --separate-stderr nvcc-lite -arch=sm_90 -cubin x.cu -o x.cubin --resource-usage
+	usage=$stderr
+	explained
+	for k in _Z3bigPfPKfi _Z4widePfPKfi _Z5smallPi; do
+		want=$(grep -F "occupancy of '$k' on sm_90: " <<<"$usage" | sed 's/.*on sm_90: //')
+		[ -n "$want" ] || fail "no occupancy of $k in $usage"
+		grep -qF "kernel '$k': $want" <<<"$stderr" || fail "$k: want '$want' in $stderr"
+	done
+	figure _Z3bigPfPKfi "its launch bounds" | grep -q "blocks of 128 threads"
+}
+
+@test "--explain: the peak's line, the loop around it, and the values live there grouped by what they are" {
+	need_cuda
+	explained
+	# big's 48 accumulators, carried around the loop of line 9, at line 11
+	line=$(figure _Z3bigPfPKfi "most live before instruction selection: ")
+	[[ "$line" =~ ^x\.cu:11:\ kernel\ \'_Z3bigPfPKfi\':\ most\ live\ before\ instruction\ selection:\ ([0-9]+)\ register\ units,\ ([0-9]+)\ values,\ at\ x\.cu:11\  ]] ||
+		fail "$line"
+	[ "${BASH_REMATCH[1]}" -ge 50 ] && [ "${BASH_REMATCH[1]}" -le 60 ] || fail "$line"
+	figure _Z3bigPfPKfi "in the loop " | grep -q " at x.cu:9, depth 1$"
+	grep -qxF "x.cu:11: kernel '_Z3bigPfPKfi':   acc (carried float): 48 x float, 48 units, line 11" <<<"$stderr" ||
+		fail "$stderr"
+	grep -qxF "x.cu:11: kernel '_Z3bigPfPKfi':   out (argument ptr): 1 x ptr, 2 units, arguments" <<<"$stderr"
+	# wide's 40
+	grep -qF "kernel '_Z4widePfPKfi':   acc (carried float): 40 x float, 40 units, line " <<<"$stderr"
+	# a kernel of one block: its one line
+	figure _Z5smallPi "most live" | grep -q "at x.cu:34 in block %entry$"
+}
+
+@test "--explain: the ladder meets each step it tries, by -maxrregcount or by the launch bounds that ptxas takes instead" {
+	need_cuda
+	explained
+	# no launch bounds: -maxrregcount at each step below, its registers within the cap
+	n=0
+	while read -r cap regs blocks; do
+		[ "$regs" -le "$cap" ] || fail "-maxrregcount=$cap gave $regs registers"
+		n=$((n + 1))
+	done < <(grep -F "kernel '_Z4widePfPKfi': -maxrregcount=" <<<"$stderr" |
+		sed -E 's/.*-maxrregcount=([0-9]+): ([0-9]+) registers, .* ([0-9]+) blocks? an SM$/\1 \2 \3/')
+	[ "$n" -ge 1 ] || fail "no ladder for wide: $stderr"
+	# launch bounds: ptxas ignores -maxrregcount for them, so the copy of
+	# the PTX asks for the blocks (.minnctapersm), and gets them, highest
+	# cap first
+	got=$(grep -F "kernel '_Z3bigPfPKfi': __launch_bounds__(128, " <<<"$stderr" |
+		sed -E 's/.*__launch_bounds__\(128, ([0-9]+)\): .* ([0-9]+) blocks? an SM$/\1 \2/')
+	[ "$(wc -l <<<"$got")" -eq 3 ] || fail "$stderr"
+	prev=0
+	while read -r want blocks; do
+		[ "$want" -eq "$blocks" ] || fail "asked $want blocks, got $blocks"
+		[ "$want" -gt "$prev" ] || fail "not in order: $got"
+		prev=$want
+	done <<<"$got"
+	# a kernel at the warp limit has no ladder
+	! grep -qF "kernel '_Z5smallPi': -maxrregcount" <<<"$stderr"
+}
+
+@test "--explain-format=json: a JSON object a kernel, with the same figures" {
+	need_cuda
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx --explain-format=json
+	assert_success
+	run python3 -c '
+import json, sys
+ks = {}
+for line in sys.stdin:
+    k = json.loads(line)
+    ks[k["kernel"]] = k
+b = ks["_Z3bigPfPKfi"]
+assert b["launch_bounds"] and b["threads"] == 128, b
+assert b["next_step"]["blocks"] > b["blocks"], b
+assert b["peak"]["at"] == "x.cu:11" and b["peak"]["loops"][0]["at"] == "x.cu:9", b["peak"]
+acc = [v for v in b["peak"]["live"] if v["what"] == "acc (carried float)"][0]
+assert acc["count"] == 48 and acc["units"] == 48 and acc["type"] == "float" and acc["lines"] == "line 11", acc
+assert [r["by"] for r in b["ladder"]] == ["launch_bounds"] * 3, b["ladder"]
+assert all(r["blocks"] == r["min_blocks"] for r in b["ladder"]), b["ladder"]
+w = ks["_Z4widePfPKfi"]
+assert all(r["registers"] <= r["maxrregcount"] for r in w["ladder"]) and w["ladder"], w["ladder"]
+print(len(ks), b["registers"])
+' <<<"$stderr"
+	assert_success
+	[[ "$output" == "3 "* ]] || fail "$output"
+	# the text gives the same registers
+	explained
+	figure _Z3bigPfPKfi " on sm_90: ${output#3 } registers"
+}
+
+# bats test_tags=slow
+@test "--explain on a whole build and several targets: each target's kernels once; the program the same" {
+	need_cuda
+	nvcc-lite -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c x.cu -o plain.o
+	run --separate-stderr nvcc-lite -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+		-c x.cu -o x.o --explain
+	assert_success
+	cmp plain.o x.o
+	[ "$(grep -c "kernel '_Z3bigPfPKfi' on sm_80: " <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	[ "$(grep -c "kernel '_Z3bigPfPKfi' on sm_90: " <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	# split into parts, the same explanation
+	explained
+	one=$stderr
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx --explain -split-compile=3
+	assert_success
+	assert_equal "$stderr" "$one"
+	# nothing of the explanation's compile is left behind, or kept as the build's
+	run nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx --explain -keep-dir kd -keep
+	assert_success
+	ls kd | grep -q '^x\.explain\.bc$'
+	[ ! -e x.explain.cubin ] && [ ! -e kd/x.explain.cubin ]
+}
+
+@test "--explain: what it cannot explain is said in one line" {
+	run --separate-stderr nvcc-lite -E x.cu --explain
+	assert_failure
+	assert_one_error nvcc-lite
+	[[ "$stderr" == *"--explain explains PTX"* ]] || fail "$stderr"
+	run --separate-stderr nvcc-lite -ptx x.cu --explain-format=xml
+	assert_failure
+	assert_one_error nvcc-lite
+	run --separate-stderr nvcc-lite -G -ptx x.cu --explain
+	assert_failure
+	assert_one_error nvcc-lite
+	need_cuda
+	# the PTX on standard output: explained nowhere, and said so
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o - --explain
+	assert_success
+	[[ "$stderr" == "nvcc-lite: warning: --explain: the PTX of 'x.cu' goes to standard output, so it is not explained (give -o FILE)" ]] ||
+		fail "$stderr"
+	[[ "$output" == *".entry _Z3bigPfPKfi"* ]]
+}
+
+@test "--explain's compile is planned beside the build's: line tables, clang's value names, no header cache, up to instruction selection" {
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx --explain -dryrun
+	assert_success
+	fe=$(grep -F 'x.explain.0-cudafe.bc' <<<"$output" | head -1)
+	[[ "$fe" == *" -gline-tables-only -fno-discard-value-names"* ]] || fail "$fe"
+	[[ "$fe" != *"-include-pch"* ]] || fail "$fe"
+	grep -F -- '-stop-after=codegenprepare' <<<"$output" | grep -qF -- '-lineinfo'
+	grep -qE 'nv-remat .* -o "\$tmp/x\.explain\.bc"' <<<"$output"
+	grep -qE 'nv-opt -print=peak -disable-output "\$tmp/x\.explain\.bc"' <<<"$output"
+	# the build's own chain has none of it
+	! grep -vF 'explain' <<<"$output" | grep -qF -- '-fno-discard-value-names'
+}
