@@ -2,6 +2,7 @@
 #include <llvm-c/Core.h>
 
 #include "base/cli.h"
+#include "base/decisions.h"
 #include "base/diag.h"
 #include "base/io.h"
 #include "base/knobs.h"
@@ -31,6 +32,7 @@ main(int argc, char **argv)
 		.inputs = "[input]",
 		.stage = NV_STAGE_INLINE,
 		.writes_bitcode = 1,
+		.decides = 1,
 		.opts = opts,
 	};
 	LLVMTargetMachineRef tm;
@@ -47,7 +49,8 @@ main(int argc, char **argv)
 		nv_exit(NV_EXIT_ERROR);
 	tm = nv_target_for_module(m, arch, olevel > 0 ? olevel : 2);
 	rc = nv_inline_module(m, tm, olevel) || nv_io_verify(m, "module after nv-inline");
-	rc = rc || nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
+	rc = rc || nv_decisions_finish(m, "inline") ||
+	     nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
 	if (tm)
 		LLVMDisposeTargetMachine(tm);
 	LLVMDisposeModule(m);

@@ -50,6 +50,7 @@ main(int argc, char **argv)
 		.inputs = "[input]",
 		.stage = NV_STAGE_UNROLL,
 		.writes_bitcode = 1,
+		.decides = 1,
 		.opts = opts,
 	};
 	const struct nv_unroll_config *cfg;
@@ -76,7 +77,8 @@ main(int argc, char **argv)
 		tm = nv_target_for_module(m, arch, olevel > 0 ? olevel : 2);
 		rc = nv_unroll_module(m, tm, cfg, olevel) || nv_io_verify(m, "module after nv-unroll");
 	}
-	rc = rc || nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
+	rc = rc || nv_unroll_decisions_finish(m, cfg) ||
+	     nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
 	if (tm)
 		LLVMDisposeTargetMachine(tm);
 	LLVMDisposeModule(m);

@@ -99,6 +99,33 @@ figure() {
 	! grep -qF "kernel '_Z5smallPi': -maxrregcount" <<<"$stderr"
 }
 
+@test "--explain's what-ifs: each undoes one decision of the kernel, nearest the peak first, and its figures are a real compile's" {
+	need_cuda
+	explained
+	# big: three of its unroll decisions, each a line "what if the loop at
+	# FILE:LINE stays rolled (STAGE: CHOICE): R registers (+-D), ..."
+	[ "$(grep -c "kernel '_Z3bigPfPKfi': what if the loop at x.cu:[0-9]* stays rolled (unroll" <<<"$stderr")" -eq 3 ] ||
+		fail "$stderr"
+	# the loop around the peak (line 9) or the peak's own line first in the
+	# choice; the report sorts by registers
+	line=$(grep -F "kernel '_Z3bigPfPKfi': what if the loop at x.cu:8 stays rolled (unroll-P: full count=48): " <<<"$stderr")
+	[ -n "$line" ] || fail "$stderr"
+	[[ "$line" =~ :\ ([0-9]+)\ registers\ \(([-+][0-9]+)\),\ ([0-9]+)\ bytes\ spill\ stores,\ ([0-9]+)\ bytes\ stack\ frame,\ ([0-9]+)\ PTX ]] ||
+		fail "$line"
+	regs=${BASH_REMATCH[1]} frame=${BASH_REMATCH[4]}
+	# the same edit by hand, through -decisions, gives the same figures
+	nvcc-lite -arch=sm_90 -ptx x.cu -o saved.ptx -save-decisions d.txt
+	sed 's/^unroll-P x.cu:8 in _Z3bigPfPKfi full count=48$/unroll-P x.cu:8 in _Z3bigPfPKfi none mark=now/' d.txt > e.txt
+	nvcc-lite -arch=sm_90 -ptx x.cu -o edited.ptx -decisions e.txt
+	"$(ptxas_bin)" -arch=sm_90 -v edited.ptx -o e.cubin 2> v.txt
+	r=$(awk '/entry function ._Z3bigPfPKfi./ { w = 1 } w && /Used/ { print $5; exit }' v.txt)
+	f=$(awk '/Function properties for _Z3bigPfPKfi/ { getline; print $1; exit }' v.txt)
+	[ "$r" = "$regs" ] && [ "$f" = "$frame" ] || fail "by hand $r registers, $f frame; --explain: $line"
+	# wide has what-ifs too; small (at the warp limit) none
+	grep -qF "kernel '_Z4widePfPKfi': what if " <<<"$stderr"
+	! grep -qF "kernel '_Z5smallPi': what if" <<<"$stderr"
+}
+
 @test "--explain-format=json: a JSON object a kernel, with the same figures" {
 	need_cuda
 	command -v python3 >/dev/null || skip "python3 is not installed"
@@ -117,6 +144,8 @@ assert b["peak"]["at"] == "x.cu:11" and b["peak"]["loops"][0]["at"] == "x.cu:9",
 acc = [v for v in b["peak"]["live"] if v["what"] == "acc (carried float)"][0]
 assert acc["count"] == 48 and acc["units"] == 48 and acc["type"] == "float" and acc["lines"] == "line 11", acc
 assert [r["by"] for r in b["ladder"]] == ["launch_bounds"] * 3, b["ladder"]
+assert len(b["whatifs"]) == 3 and all(w["registers"] is not None and w["now"].endswith(" none mark=now") for w in b["whatifs"]), b["whatifs"]
+assert b["ptx_instructions"] > 0 and all(w["ptx_instructions"] > 0 for w in b["whatifs"]), b
 assert all(r["blocks"] == r["min_blocks"] for r in b["ladder"]), b["ladder"]
 w = ks["_Z4widePfPKfi"]
 assert all(r["registers"] <= r["maxrregcount"] for r in w["ladder"]) and w["ladder"], w["ladder"]
@@ -172,15 +201,20 @@ print(len(ks), b["registers"])
 	[[ "$output" == *".entry _Z3bigPfPKfi"* ]]
 }
 
-@test "--explain's compile is planned beside the build's: line tables, clang's value names, no header cache, up to instruction selection" {
+@test "--explain's compiles are planned beside the build's: the explain compile with clang's value names, no header cache, up to instruction selection; the what-ifs replaying their files" {
 	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx --explain -dryrun
 	assert_success
 	fe=$(grep -F 'x.explain.0-cudafe.bc' <<<"$output" | head -1)
-	[[ "$fe" == *" -gline-tables-only -fno-discard-value-names"* ]] || fail "$fe"
+	[[ "$fe" == *" -gline-tables-only "* && "$fe" == *" -fno-discard-value-names"* ]] || fail "$fe"
 	[[ "$fe" != *"-include-pch"* ]] || fail "$fe"
 	grep -F -- '-stop-after=codegenprepare' <<<"$output" | grep -qF -- '-lineinfo'
 	grep -qE 'nv-remat .* -o "\$tmp/x\.explain\.bc"' <<<"$output"
 	grep -qE 'nv-opt -print=peak -disable-output "\$tmp/x\.explain\.bc"' <<<"$output"
-	# the build's own chain has none of it
+	# the explain compile saves its decisions; each what-if replays its own file
+	grep -F 'nv-unroll' <<<"$output" | grep -qF -- '-save-decisions="$tmp/x.explain.'
+	for k in 1 2 3; do
+		grep -F 'nv-unroll' <<<"$output" | grep -qF -- "-decisions=\"\$tmp/x.whatif$k.dec\"" || fail "what-if $k: $output"
+	done
+	# the build's own compile has line tables (nv-llc drops them) but not the names
 	! grep -vF 'explain' <<<"$output" | grep -qF -- '-fno-discard-value-names'
 }

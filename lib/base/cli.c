@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decisions.h"
 #include "diag.h"
 #include "io.h"
 #include "knobs.h"
@@ -16,7 +17,7 @@
 
 static const char *remark_pat[3], *remark_yaml;
 static int want_help, want_version, want_text, want_force;
-static const char *want_output;
+static const char *want_output, *save_decisions, *replay_decisions;
 
 static const struct nv_option common[] = {
 	{ "o", NV_OPT_STR, &want_output, "FILE", "write output to FILE (atomically) instead of stdout" },
@@ -26,6 +27,8 @@ static const struct nv_option common[] = {
 	{ "pass-remarks-missed", NV_OPT_STR, &remark_pat[1], "REGEX", "report decisions not taken by passes matching REGEX" },
 	{ "pass-remarks-analysis", NV_OPT_STR, &remark_pat[2], "REGEX", "report analyses of passes matching REGEX" },
 	{ "pass-remarks-output", NV_OPT_STR, &remark_yaml, "FILE", "write every remark to FILE as LLVM remark YAML" },
+	{ "save-decisions", NV_OPT_STR, &save_decisions, "FILE", "write each choice taken at a source line to FILE, a line each (STAGE FILE:LINE in FUNCTION CHOICE)" },
+	{ "decisions", NV_OPT_STR, &replay_decisions, "FILE", "take the choices FILE gives, where its lines match (the lines of -save-decisions, edited or not)" },
 	{ "help", NV_OPT_FLAG, &want_help, NULL, "print this help and exit" },
 	{ "version", NV_OPT_FLAG, &want_version, NULL, "print the version and exit" },
 	{ NULL },
@@ -34,6 +37,8 @@ static const struct nv_option common[] = {
 static int
 common_applies(const struct nv_cli *cli, const struct nv_option *o)
 {
+	if (!strcmp(o->name, "save-decisions") || !strcmp(o->name, "decisions"))
+		return cli->decides;
 	return cli->writes_bitcode || (strcmp(o->name, "S") && strcmp(o->name, "f"));
 }
 
@@ -282,6 +287,9 @@ nv_cli_parse(struct nv_cli *cli, int argc, char **argv)
 	cli->force = want_force;
 	if (nv_remarks_setup(remark_pat[0], remark_pat[1], remark_pat[2], remark_yaml))
 		nv_exit(NV_EXIT_USAGE);
+	if (save_decisions && nv_io_check_output(save_decisions))
+		nv_exit(NV_EXIT_ERROR);
+	nv_decisions_init(save_decisions, replay_decisions);
 	if (cli->before_llvm)
 		cli->before_llvm();
 	nv_knobs_apply_llvm();

@@ -33,6 +33,7 @@ struct nv_cli {
 	unsigned stage;          /* NV_STAGE_* bit: which knobs apply */
 	int writes_bitcode;      /* offer -S and -f */
 	int many_inputs;         /* accept more than one positional */
+	int decides;             /* offer -save-decisions and -decisions (base/decisions) */
 	const struct nv_option *opts; /* terminated by a NULL name */
 	void (*before_llvm)(void); /* map options to LLVM knobs before they apply */
 	/* filled in by nv_cli_parse */

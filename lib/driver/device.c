@@ -146,6 +146,8 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 		for (size_t i = 0; b->job->kind == NV_OUT_CUBIN && i < nv_drv.xptxas.n; i++)
 			nv_strv_pushf(av, "-Xptxas=%s", nv_drv.xptxas.v[i]);
 	}
+	if ((b->job->decisions || nv_drv.decisions) && (s->stage == NV_STAGE_UNROLL || s->stage == NV_STAGE_INLINE))
+		nv_strv_pushf(av, "-decisions=%s", b->job->decisions ? b->job->decisions : nv_drv.decisions);
 	for (size_t i = 0; i < nv_drv.xcicc.n; i++)
 		if (knob_for(nv_drv.xcicc.v[i], s->stage) ||
 		    (nv_drv_remark_flag(nv_drv.xcicc.v[i]) && !b->job->explain_ir))
@@ -275,6 +277,24 @@ remark_files(struct nv_drv_chain *c, const char *base, size_t first)
 	}
 }
 
+/* -save-decisions: every step that decides (nv-unroll, nv-inline) writes
+ * its lines to BASE.N-STAGE.dec in the run's directory; the run joins them
+ * into the user's file. */
+static void
+decision_files(struct nv_drv_chain *c, const char *tmp, const char *base, size_t first)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		char *f;
+
+		if (strcmp(c->name[i], "nv-unroll") && strcmp(c->name[i], "nv-inline"))
+			continue;
+		f = xasprintf("-save-decisions=%s/%s.%zu-%s.dec", tmp, base, first + i, c->name[i]);
+		c->argv[i] = append(c->argv[i], f, NULL);
+		c->decisions[i] = xstrdup(f + strlen("-save-decisions="));
+		free(f);
+	}
+}
+
 /* The files a chain's steps write beside the output: -keep's modules and
  * -save-remarks' YAML (not --explain's compile's), both named BASE.N-STAGE. */
 static void
@@ -284,6 +304,8 @@ name_files(const struct build *b, struct nv_drv_chain *c, const char *tmp, const
 		keep_files(c, tmp, base, first);
 	if (nv_drv.save_remarks && !b->job->explain_ir)
 		remark_files(c, base, first);
+	if ((nv_drv.save_decisions && !b->job->explain_ir && !b->job->whatif) || b->job->decisions_out)
+		decision_files(c, tmp, base, first);
 }
 
 void
@@ -342,12 +364,10 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 		p->dev->fe_trace = tmp_path(p, "time-trace.json");
 	add_step(c, "front end", nv_drv_front_end(p->dir, p->job->arch, p->job->input, p->fe_out, p->fe_deps,
 	                                          &p->dev->dep, p->dev->fe_trace, p->job->quiet));
-	/* --explain's compile: line tables (as -lineinfo's, which every stage
-	 * keeps) and the values named after what they compute */
-	if (p->job->explain_ir) {
-		c->argv[0] = append(c->argv[0], "-gline-tables-only", NULL);
+	/* --explain's compile: the values named after what they compute (its
+	 * line tables, as every compile's under --explain: frontend.c) */
+	if (p->job->explain_ir)
 		c->argv[0] = append(c->argv[0], "-fno-discard-value-names", NULL);
-	}
 	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }

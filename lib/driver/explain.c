@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../base/diag.h"
+#include "../base/io.h"
 #include "../base/util.h"
 #include "../ir/occupancy.h"
 #include "chain.h"
@@ -33,6 +34,25 @@ struct kernel {
 	size_t peak_len;
 	struct rung rung[LADDER_STEPS];
 	size_t nrung;
+	unsigned insts;   /* PTX instructions */
+	struct whatif {
+		char *was;        /* the decision's line as the build took it */
+		char *now;        /* the line the what-if has instead */
+		char *what;       /* in words */
+		int done;         /* its compile's figures are in: */
+		struct nv_kernel_use use;
+		unsigned insts;
+	} wi[NV_EXPLAIN_WHATIFS];
+	size_t nwi;
+};
+
+/* What the preparation found, for the report. */
+struct state {
+	int sm;
+	char *peak;
+	struct nv_kernel_use *ks;
+	struct kernel *kv;
+	size_t n;
 };
 
 /* Rungs from the highest cap down. */
@@ -252,6 +272,20 @@ text_kernel(const struct kernel *k, const char *src, int sm)
 	}
 	if (u->step && !k->nrung)
 		fprintf(stderr, "%s: no -maxrregcount ladder: ptxas failed under a cap\n", lead);
+	for (size_t w = 0; w < k->nwi; w++) {
+		const struct whatif *wi = &k->wi[w];
+
+		if (!wi->done) {
+			fprintf(stderr, "%s: what if %s: no figures (its compile failed)\n", lead, wi->what);
+			continue;
+		}
+		fprintf(stderr, "%s: what if %s: %u registers (%+d), %u bytes spill stores, %u bytes stack frame, "
+		        "%u PTX instructions (%+d), %u block%s an SM\n", lead, wi->what, wi->use.regs,
+		        (int)wi->use.regs - (int)u->regs, wi->use.spill_st, wi->use.stack, wi->insts,
+		        (int)wi->insts - (int)k->insts, wi->use.occ.blocks, wi->use.occ.blocks == 1 ? "" : "s");
+	}
+	if (!k->nwi && (u->step || u->regs >= 64))
+		fprintf(stderr, "%s: no what-if: no unroll or inlining decision in this kernel to undo\n", lead);
 	free(lead);
 	free(w);
 }
@@ -345,6 +379,25 @@ json_kernel(const struct kernel *k, const char *src, int sm)
 	else
 		fputs(",\"next_step\":null", stderr);
 	json_peak(stderr, k);
+	fputs(",\"whatifs\":[", stderr);
+	for (size_t w = 0; w < k->nwi; w++) {
+		const struct whatif *wi = &k->wi[w];
+
+		fputs(w ? ",{\"what\":" : "{\"what\":", stderr);
+		json_str(stderr, wi->what, strlen(wi->what));
+		fputs(",\"was\":", stderr);
+		json_str(stderr, wi->was, strlen(wi->was));
+		fputs(",\"now\":", stderr);
+		json_str(stderr, wi->now, strlen(wi->now));
+		if (wi->done) {
+			fputc(',', stderr);
+			json_use(stderr, &wi->use);
+			fprintf(stderr, ",\"ptx_instructions\":%u}", wi->insts);
+		} else {
+			fputs(",\"registers\":null}", stderr);
+		}
+	}
+	fprintf(stderr, "],\"ptx_instructions\":%u", k->insts);
 	fputs(",\"ladder\":[", stderr);
 	for (size_t r = 0; r < k->nrung; r++) {
 		fprintf(stderr, "%s{\"maxrregcount\":%u,\"min_blocks\":%u,\"by\":\"%s\",", r ? "," : "",
@@ -355,44 +408,259 @@ json_kernel(const struct kernel *k, const char *src, int sm)
 	fputs("]}\n", stderr);
 }
 
-int
-nv_drv_run_explain(const struct nv_job *j)
+/* PTX instructions of kernel name in the PTX file: the lines of its body
+ * that end a statement, directives, labels and braces aside. */
+static unsigned
+ptx_insts(const char *ptx, const char *name)
 {
-	const char *virt = j->arch ? strchr(j->arch, '_') : NULL;
-	int sm = virt ? atoi(virt + 1) : 0;
-	char *peak = NULL, *text = NULL, *cubin, *edited;
-	struct nv_kernel_use *ks;
-	struct kernel *kv;
-	unsigned caps[64];
-	size_t n, ncaps = 0;
+	FILE *fp = fopen(ptx, "r");
+	char *line = NULL;
+	size_t cap = 0, len = strlen(name);
+	unsigned n = 0;
+	int in = 0, body = 0;
 
-	if (!sm)
+	if (!fp)
 		return 0;
-	if (run_keeping(j, j->argv, &peak)) {
-		nv_warn("--explain: no peak for '%s': the analysis of its IR failed", j->input);
-		free(peak);
-		peak = NULL;
+	while (getline(&line, &cap, fp) > 0) {
+		const char *e = strstr(line, ".entry "), *t = line + strspn(line, " \t");
+
+		if (e && !strncmp(e + 7, name, len) && strchr("( \t\n", e[7 + len])) {
+			in = 1;
+			continue;
+		}
+		if (in && !body && *t == '{') {
+			body = 1;
+			continue;
+		}
+		if (in && body && line[0] == '}')
+			break;
+		if (in && body && strchr(t, ';') && *t != '.' && *t != '/' && *t != '{' && *t != '}')
+			n++;
 	}
-	cubin = xstrdup(j->output);
-	edited = xasprintf("%s.ptx", j->output);
-	if (ptxas(j, sm, 0, j->explain, cubin, &text)) {
+	free(line);
+	fclose(fp);
+	return n;
+}
+
+/* A decisions line's fields: stage, place (FILE:LINE[#K]), function,
+ * choice; 0, or -1 when it is not one. */
+struct dline {
+	char *text;
+	const char *stage, *place, *fn, *choice;
+};
+
+static int
+dline_read(char *line, struct dline *d)
+{
+	char *save = NULL, *in;
+
+	d->text = xstrdup(line);
+	d->stage = strtok_r(line, " ", &save);
+	d->place = strtok_r(NULL, " ", &save);
+	in = strtok_r(NULL, " ", &save);
+	d->fn = strtok_r(NULL, " ", &save);
+	d->choice = save;
+	if (!d->stage || !d->place || !in || strcmp(in, "in") || !d->fn || !d->choice || !*d->choice) {
+		free(d->text);
+		return -1;
+	}
+	return 0;
+}
+
+/* The source line of a place, in file (len bytes of it): 0 when in another file. */
+static unsigned
+place_line(const char *place, const char *file, size_t len)
+{
+	const char *colon = strrchr(place, ':');
+
+	if (!colon || (size_t)(colon - place) != len || strncmp(place, file, len))
+		return 0;
+	return (unsigned)strtoul(colon + 1, NULL, 10);
+}
+
+/* How close a decision at line is to the peak: 0 on the start line of a
+ * loop around it, else 1 + the distance in lines. */
+static unsigned
+closeness(const struct kernel *k, unsigned line, unsigned peak_line)
+{
+	const char *l = k->peak, *end = k->peak + k->peak_len;
+
+	for (const char *p = l; p && p < end; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *q = p + strspn(p, " "), *at = strstr(q, " at "), *colon;
+
+		if (!strncmp(q, "in loop ", 8) && at && (colon = strchr(at + 4, ':')) &&
+		    (unsigned)strtoul(colon + 1, NULL, 10) == line)
+			return 0;
+	}
+	return 1 + (line > peak_line ? line - peak_line : peak_line - line);
+}
+
+struct cand {
+	struct dline d;
+	char *copy; /* what d's fields point into */
+	unsigned close;
+	int inline_;
+};
+
+static int
+by_close(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->inline_ != y->inline_)
+		return x->inline_ - y->inline_;
+	return x->close < y->close ? -1 : x->close > y->close;
+}
+
+/* Kernel k's what-ifs from the build's decisions (lines[0..n)): its unroll
+ * decisions that did unroll, nearest the peak first (a loop around it
+ * first), then its calls inlined; each undone alone. */
+static void
+pick_whatifs(struct kernel *k, char **lines, size_t n)
+{
+	const char *at = k->peak ? strstr(k->peak, " at ") : NULL, *colon;
+	struct cand *c = xcalloc(n ? n : 1, sizeof(*c));
+	size_t nc = 0, flen;
+	unsigned peak_line;
+
+	if (!at || at > k->peak + k->peak_len || !(colon = strchr(at + 4, ':')))
+		goto out;
+	flen = (size_t)(colon - at - 4);
+	peak_line = (unsigned)strtoul(colon + 1, NULL, 10);
+	for (size_t i = 0; i < n; i++) {
+		char *copy = xstrdup(lines[i]);
+		struct dline d;
+		unsigned line;
+		int unroll;
+
+		if (dline_read(copy, &d) || strcmp(d.fn, k->use->name) ||
+		    !(line = place_line(d.place, at + 4, flen))) {
+			free(copy);
+			continue;
+		}
+		unroll = !strncmp(d.stage, "unroll", 6);
+		if ((unroll && strncmp(d.choice, "none", 4)) || (!strcmp(d.stage, "inline") && !strncmp(d.choice, "yes", 3))) {
+			c[nc].d = d;
+			c[nc].copy = copy;
+			c[nc].close = closeness(k, line, peak_line);
+			c[nc++].inline_ = !unroll;
+		} else {
+			free(d.text);
+			free(copy);
+		}
+	}
+	qsort(c, nc, sizeof(*c), by_close);
+	for (size_t i = 0; i < nc && k->nwi < NV_EXPLAIN_WHATIFS; i++) {
+		struct whatif *w = &k->wi[k->nwi++];
+		struct dline *d = &c[i].d;
+		size_t keylen = strlen(d->text) - strlen(d->choice);
+
+		w->was = xstrdup(d->text);
+		if (c[i].inline_) {
+			w->now = xasprintf("%.*sno%s", (int)keylen, d->text, d->choice + 3);
+			w->what = xasprintf("the call at %s stays a call (%s)", d->place, d->choice + 4);
+		} else {
+			w->now = xasprintf("%.*snone mark=now", (int)keylen, d->text);
+			w->what = xasprintf("the loop at %s stays rolled (%s: %s)", d->place, d->stage, d->choice);
+		}
+	}
+	for (size_t i = 0; i < nc; i++) {
+		free(c[i].d.text);
+		free(c[i].copy);
+	}
+out:
+	free(c);
+}
+
+/* The decisions file of what-if w: the build's lines, each kernel's w-th
+ * what-if in place of its decision.  0 when no kernel has one (no file),
+ * 1 when written, -1 on error (said). */
+static int
+write_variant(const struct nv_explain *x, struct state *st, char **lines, size_t n, unsigned w)
+{
+	struct nv_strv out = { 0 };
+	char *text;
+	size_t len = 0;
+	int any = 0, rc;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *line = lines[i];
+
+		for (size_t k = 0; k < st->n; k++)
+			if (st->kv[k].nwi > w && !strcmp(st->kv[k].wi[w].was, lines[i])) {
+				line = st->kv[k].wi[w].now;
+				any = 1;
+			}
+		nv_strv_pushf(&out, "%s\n", line);
+		len += strlen(line) + 1;
+	}
+	if (!any) {
+		nv_strv_free(&out);
+		return 0;
+	}
+	text = xmalloc(len + 1);
+	len = 0;
+	for (size_t i = 0; i < out.n; i++) {
+		memcpy(text + len, out.v[i], strlen(out.v[i]));
+		len += strlen(out.v[i]);
+	}
+	rc = nv_io_write(x->variant[w], text, len, 0, 1);
+	free(text);
+	nv_strv_free(&out);
+	return rc ? -1 : 1;
+}
+
+/* The preparation: the peak, ptxas's figures, the ladder, the what-ifs'
+ * decisions files. */
+static int
+prepare(const struct nv_job *j, struct nv_explain *x, int sm)
+{
+	struct state *st = xcalloc(1, sizeof(*st));
+	char *text = NULL, *data = NULL;
+	struct nv_strv lines = { 0 };
+	unsigned caps[64];
+	size_t ncaps = 0, len;
+	char *edited = xasprintf("%s.ptx", x->cubin);
+
+	st->sm = sm;
+	x->state = st;
+	if (run_keeping(j, j->argv, &st->peak)) {
+		nv_warn("--explain: no peak for '%s': the analysis of its IR failed", j->input);
+		free(st->peak);
+		st->peak = NULL;
+	}
+	if (ptxas(j, sm, 0, x->ptx, x->cubin, &text)) {
 		fputs(text, stderr);
-		nv_error("--explain: ptxas could not assemble '%s' for sm_%d", j->explain, sm);
+		nv_error("--explain: ptxas could not assemble '%s' for sm_%d", x->ptx, sm);
 		free(text);
-		free(peak);
-		free(cubin);
 		free(edited);
 		return -1;
 	}
-	n = nv_drv_usage_read(text, j->explain, sm, &ks);
+	st->n = nv_drv_usage_read(text, x->ptx, sm, &st->ks);
 	free(text);
-	kv = xcalloc(n ? n : 1, sizeof(*kv));
-	for (size_t i = 0; i < n; i++) {
+	st->kv = xcalloc(st->n ? st->n : 1, sizeof(*st->kv));
+	if (!nv_io_slurp(x->decisions, &data, &len)) {
+		data = xrealloc(data, len + 1);
+		data[len] = '\0';
+		for (char *l = data, *nl; *l; l = nl + 1) {
+			nl = strchr(l, '\n');
+			if (!nl)
+				nl = l + strlen(l);
+			nv_strv_pushf(&lines, "%.*s", (int)(nl - l), l);
+			if (!*nl)
+				break;
+		}
+	}
+	for (size_t i = 0; i < st->n; i++) {
 		unsigned c[LADDER_STEPS], bl[LADDER_STEPS];
-		size_t m = ladder_caps(&ks[i], sm, c, bl);
+		size_t m = ladder_caps(&st->ks[i], sm, c, bl);
+		struct kernel *k = &st->kv[i];
 
-		kv[i].use = &ks[i];
-		kv[i].peak = peak_of(peak, ks[i].name, &kv[i].peak_len);
+		k->use = &st->ks[i];
+		k->peak = peak_of(st->peak, st->ks[i].name, &k->peak_len);
+		k->insts = ptx_insts(x->ptx, st->ks[i].name);
+		if (st->ks[i].used && (st->ks[i].step || st->ks[i].regs >= 64))
+			pick_whatifs(k, lines.v, lines.n);
 		for (size_t a = 0; a < m; a++) {
 			size_t b = 0;
 
@@ -402,52 +670,59 @@ nv_drv_run_explain(const struct nv_job *j)
 				caps[ncaps++] = c[a];
 		}
 	}
+	for (unsigned w = 0; w < NV_EXPLAIN_WHATIFS; w++) {
+		unlink(x->variant[w]);
+		if (write_variant(x, st, lines.v, lines.n, w) < 0)
+			break;
+	}
+	nv_strv_free(&lines);
+	free(data);
 	/* one ptxas a cap: -maxrregcount for the kernels without launch
 	 * bounds, .minnctapersm in a copy of the PTX for those with */
 	for (size_t c = 0; c < ncaps; c++) {
 		struct nv_strv names = { 0 };
-		unsigned *bl = xcalloc(n ? n : 1, sizeof(*bl));
+		unsigned *bl = xcalloc(st->n ? st->n : 1, sizeof(*bl));
 		struct nv_kernel_use *at;
-		const char *ptx = j->explain;
+		const char *ptx = x->ptx;
 		size_t m;
 		int rc;
 
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < st->n; i++) {
 			unsigned mine[LADDER_STEPS], mb[LADDER_STEPS];
-			size_t nm = ladder_caps(&ks[i], sm, mine, mb);
+			size_t nm = ladder_caps(&st->ks[i], sm, mine, mb);
 
 			for (size_t a = 0; a < nm; a++)
 				if (mine[a] == caps[c]) {
-					kv[i].rung[kv[i].nrung].cap = caps[c];
-					kv[i].rung[kv[i].nrung].blocks = mb[a];
-					if (ks[i].bounded) {
+					st->kv[i].rung[st->kv[i].nrung].cap = caps[c];
+					st->kv[i].rung[st->kv[i].nrung].blocks = mb[a];
+					if (st->ks[i].bounded) {
 						bl[names.n] = mb[a];
-						nv_strv_push(&names, ks[i].name);
+						nv_strv_push(&names, st->ks[i].name);
 					}
 				}
 		}
 		if (names.n) {
 			unlink(edited);
-			if (edit_ptx(j->explain, edited, names.v, bl, names.n)) {
+			if (edit_ptx(x->ptx, edited, names.v, bl, names.n)) {
 				nv_strv_free(&names);
 				free(bl);
 				break;
 			}
 			ptx = edited;
 		}
-		rc = ptxas(j, sm, caps[c], ptx, cubin, &text);
+		rc = ptxas(j, sm, caps[c], ptx, x->cubin, &text);
 		m = rc ? 0 : nv_drv_usage_read(text, ptx, sm, &at);
 		free(text);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < st->n; i++) {
 			struct rung *r;
 
-			if (kv[i].nrung == LADDER_STEPS || (r = &kv[i].rung[kv[i].nrung])->cap != caps[c])
+			if (st->kv[i].nrung == LADDER_STEPS || (r = &st->kv[i].rung[st->kv[i].nrung])->cap != caps[c])
 				continue;
 			for (size_t b = 0; b < m; b++)
-				if (!strcmp(at[b].name, ks[i].name)) {
+				if (!strcmp(at[b].name, st->ks[i].name)) {
 					r->use = at[b];
 					r->use.name = NULL;
-					kv[i].nrung++;
+					st->kv[i].nrung++;
 				}
 		}
 		if (!rc)
@@ -456,20 +731,84 @@ nv_drv_run_explain(const struct nv_job *j)
 		nv_strv_free(&names);
 		free(bl);
 	}
-	for (size_t i = 0; i < n; i++)
-		qsort(kv[i].rung, kv[i].nrung, sizeof(*kv[i].rung), by_cap);
-	for (size_t i = 0; i < n; i++)
-		if (ks[i].used) {
-			if (nv_drv.explain == 2)
-				json_kernel(&kv[i], j->input, sm);
-			else
-				text_kernel(&kv[i], j->input, sm);
-		}
-	fflush(stderr);
-	nv_drv_usage_free(ks, n);
-	free(kv);
-	free(peak);
-	free(cubin);
+	for (size_t i = 0; i < st->n; i++)
+		qsort(st->kv[i].rung, st->kv[i].nrung, sizeof(*st->kv[i].rung), by_cap);
 	free(edited);
 	return 0;
+}
+
+static int
+by_saved(const void *a, const void *b)
+{
+	const struct whatif *x = a, *y = b;
+
+	if (x->done != y->done)
+		return y->done - x->done;
+	return x->use.regs < y->use.regs ? -1 : x->use.regs > y->use.regs;
+}
+
+/* The report: ptxas on each what-if's PTX, and every kernel explained. */
+static int
+report(const struct nv_job *j, struct nv_explain *x)
+{
+	struct state *st = x->state;
+
+	if (!st)
+		return 0;
+	for (unsigned w = 0; w < NV_EXPLAIN_WHATIFS; w++) {
+		struct nv_kernel_use *at;
+		char *text;
+		size_t m;
+
+		if (access(x->whatif_ptx[w], F_OK))
+			continue;
+		if (ptxas(j, st->sm, 0, x->whatif_ptx[w], x->cubin, &text)) {
+			free(text);
+			continue;
+		}
+		m = nv_drv_usage_read(text, x->whatif_ptx[w], st->sm, &at);
+		free(text);
+		for (size_t i = 0; i < st->n; i++)
+			for (size_t b = 0; b < m && st->kv[i].nwi > w; b++)
+				if (!strcmp(at[b].name, st->ks[i].name)) {
+					st->kv[i].wi[w].use = at[b];
+					st->kv[i].wi[w].use.name = NULL;
+					st->kv[i].wi[w].insts = ptx_insts(x->whatif_ptx[w], at[b].name);
+					st->kv[i].wi[w].done = 1;
+				}
+		nv_drv_usage_free(at, m);
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		qsort(st->kv[i].wi, st->kv[i].nwi, sizeof(*st->kv[i].wi), by_saved);
+		if (!st->ks[i].used)
+			continue;
+		if (nv_drv.explain == 2)
+			json_kernel(&st->kv[i], j->input, st->sm);
+		else
+			text_kernel(&st->kv[i], j->input, st->sm);
+	}
+	fflush(stderr);
+	for (size_t i = 0; i < st->n; i++)
+		for (size_t w = 0; w < st->kv[i].nwi; w++) {
+			free(st->kv[i].wi[w].was);
+			free(st->kv[i].wi[w].now);
+			free(st->kv[i].wi[w].what);
+		}
+	nv_drv_usage_free(st->ks, st->n);
+	free(st->kv);
+	free(st->peak);
+	free(st);
+	x->state = NULL;
+	return 0;
+}
+
+int
+nv_drv_run_explain(const struct nv_job *j)
+{
+	const char *virt = j->arch ? strchr(j->arch, '_') : NULL;
+	int sm = virt ? atoi(virt + 1) : 0;
+
+	if (!sm)
+		return 0;
+	return j->explain_report ? report(j, j->explain) : prepare(j, j->explain, sm);
 }

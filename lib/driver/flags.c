@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/decisions.h"
 #include "../base/diag.h"
 #include "../base/knobs.h"
 #include "../base/proc.h"
@@ -112,6 +113,8 @@ static void set_device_debug(const char *v) { (void)v; nv_drv.device_debug = 1; 
 static void set_host_debug(const char *v) { (void)v; nv_strv_push(&nv_drv.host, "-g"); }
 static void set_no_warnings(const char *v) { (void)v; nv_drv.no_warnings = 1; }
 static void set_res_usage(const char *v) { (void)v; nv_drv.res_usage = 1; }
+static void set_save_decisions(const char *v) { nv_drv.save_decisions = v; }
+static void set_decisions(const char *v) { nv_drv.decisions = v; }
 static void set_explain(const char *v) { (void)v; nv_drv.explain = nv_drv.explain ? nv_drv.explain : 1; }
 static void set_explain_format(const char *v) { one_of("explain-format", v, "text|json"); nv_drv.explain = !strcmp(v, "json") ? 2 : 1; }
 static void accept_flag(const char *v) { (void)v; }
@@ -600,6 +603,8 @@ static const struct flag flags[] = {
 	{ "-brief-diag", "--brief-diagnostics", VALUE, "true|false", "accepted: clang's messages are as they are", set_brief },
 	{ "-res-usage", "--resource-usage", FLAG, NULL, "print each kernel's registers, stack and shared memory (ptxas -v) and its occupancy where a cubin is made", set_res_usage },
 	{ "-explain", "--explain", FLAG, NULL, "nvcc-lite's own: explain each kernel's registers: ptxas's figures and occupancy, where the most values are live and which, and what ptxas spills at the next occupancy steps (compiles each source again with line tables; the build's output is unchanged)", set_explain },
+	{ "-save-decisions", "--save-decisions", VALUE, "FILE", "nvcc-lite's own: write every choice nv-unroll and nv-inline took at a source line to FILE, a line each, to edit and give back with -decisions", set_save_decisions },
+	{ "-decisions", "--decisions", VALUE, "FILE", "nvcc-lite's own: nv-unroll and nv-inline take the choice FILE gives wherever one of its lines matches (-save-decisions' format), and decide the rest as usual", set_decisions },
 	{ "-explain-format", "--explain-format", VALUE, "text|json", "--explain's output: text on stderr (default), or a JSON object a kernel, a line each (implies --explain)", set_explain_format },
 	/* the driver itself */
 	{ "-t", "--threads", VALUE, "N", "accepted: nvcc's threads for compiling several targets; nvcc-lite compiles them in turn", set_threads },
@@ -1089,6 +1094,8 @@ nv_drv_finish(void)
 		               nv_drv.out == NV_OUT_LLVM ? "-emit-llvm" : nv_drv.out == NV_OUT_DEPS ? "-M" : "-E");
 	if (nv_drv.explain && nv_drv.device_debug)
 		nv_usage_error("--explain explains optimized code: not with -G");
+	if (nv_drv.decisions) /* read once here: a bad file is one error, before any stage */
+		nv_decisions_init(NULL, nv_drv.decisions);
 	check_knobs();
 	nv_drv_have_cuda = nv_cuda_find(&nv_drv_cuda) == 0;
 	if (nv_drv.verbose && nv_drv_have_cuda)

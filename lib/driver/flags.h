@@ -33,6 +33,7 @@ struct nv_drv_opts {
 	const char *std, *ccbin;  /* -std=c++17; -ccbin (its include dir reaches the front end) */
 	int device_debug, no_warnings, res_usage, rdc;
 	int explain;            /* --explain: 1 text, 2 JSON lines (--explain-format=json) */
+	const char *save_decisions, *decisions; /* -save-decisions FILE, -decisions FILE */
 	int template_stub_weak; /* -static-global-template-stub=false */
 	const char *dep_file, *dep_target; /* -MF, -MT (NULL: not given) */
 	const char *lang;                  /* -x: "cu", "c++" or "c" (NULL: by extension) */

@@ -211,7 +211,9 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 		/* without it clang keeps only line directives in device code */
 		nv_strv_push(av, "--cuda-noopt-device-debug");
 		nv_strv_push(av, "-g");
-	} else if (nv_drv.lineinfo) {
+	} else if (nv_drv.lineinfo || nv_drv.save_decisions || nv_drv.decisions || nv_drv.explain) {
+		/* decisions are keyed by source lines: nv-llc drops the tables
+		 * again before code generation unless -lineinfo keeps them */
 		nv_strv_push(av, "-gline-tables-only");
 	}
 	if (!host && nv_drv.no_warnings)

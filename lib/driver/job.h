@@ -34,6 +34,7 @@ struct nv_drv_chain {
 	const char *name[NV_DRV_MAX_STEPS];
 	char *in[NV_DRV_MAX_STEPS], *out[NV_DRV_MAX_STEPS]; /* files each step reads, writes (NULL: a pipe) */
 	char *remarks[NV_DRV_MAX_STEPS]; /* -save-remarks: the YAML file each step writes (NULL: none) */
+	char *decisions[NV_DRV_MAX_STEPS]; /* -save-decisions: the lines each step writes (NULL: none) */
 	size_t n;
 	const char *label;      /* "phase I", "phase II part 3", ... for -time */
 	const char *src, *arch; /* the source and the GPU, for -time */
@@ -119,13 +120,34 @@ struct nv_job {
 	                      * file, when there is one */
 	int explain_ir;      /* NV_ACT_DEVICE under --explain: its output is the IR that goes to
 	                      * instruction selection, with debug information (kind NV_OUT_LLVM) */
-	const char *explain; /* NV_ACT_TOOL under --explain: the PTX it explains, argv the
-	                      * analysis of the explain_ir job's module (explain) */
+	const char *decisions; /* NV_ACT_DEVICE: the stages replay this file (else -decisions') */
+	char *decisions_out; /* NV_ACT_DEVICE: its stages' decisions joined into this file (else
+	                      * -save-decisions' when given) */
+	int whatif;          /* NV_ACT_DEVICE: a what-if of --explain, run only when its decisions
+	                      * file was written */
+	struct nv_explain *explain; /* NV_ACT_TOOL under --explain: the explanation it prepares
+	                      * (argv: the peak's analysis) or reports (argv: ptxas), explain.c */
+	int explain_report;  /* ... the report (else the preparation) */
 	int usage;           /* NV_ACT_TOOL: ptxas under --resource-usage, its kernels' occupancy
 	                      * printed after its lines (usage) */
 	enum nv_check { NV_CHECK_NONE, NV_CHECK_ELF, NV_CHECK_FATBIN } check;
 	                     /* what its output must be whole as: a tool that fills a disk may
 	                      * exit 0 with a truncated file (ptxas, nvlink) */
+};
+
+/* --explain's what-ifs a PTX gets at most: compiles of the source with one
+ * decision a kernel changed. */
+#define NV_EXPLAIN_WHATIFS 3
+
+/* What --explain plans for one PTX (plan.c), and its jobs share as they
+ * run (explain.c). */
+struct nv_explain {
+	const char *ptx;      /* the PTX explained */
+	char *cubin;          /* ptxas's output, of each run */
+	char *decisions;      /* the explain compile's decisions */
+	char *variant[NV_EXPLAIN_WHATIFS];   /* the what-ifs' decisions files */
+	char *whatif_ptx[NV_EXPLAIN_WHATIFS]; /* and their PTX */
+	void *state;          /* the preparation's findings, for the report */
 };
 
 /* The jobs of a command line, in the order they run. */

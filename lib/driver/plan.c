@@ -300,10 +300,22 @@ plan_preprocess(struct nv_plan *p, const struct out_row *row, const char *in, en
 	nv_plan_add(p, &j);
 }
 
+/* A file of the run named after stem: stem.what. */
+static char *
+run_file(struct nv_plan *p, const char *stem, const char *what)
+{
+	char *name = xasprintf("%s.%s", stem, what), *path = nv_plan_tmp(p, name);
+
+	free(name);
+	return path;
+}
+
 /* --explain: for each PTX the device pipeline writes, the same compile
- * again, with debug information, to the IR that goes to instruction
- * selection; then the explain job, which reads that IR's peak (nv-opt
- * -print=peak) and runs ptxas on the PTX.  The PTX's own compile is not
+ * again, with line tables and clang's value names, to the IR that goes to
+ * instruction selection, its decisions saved; the preparation (nv-opt
+ * -print=peak on that IR, ptxas on the PTX, the ladder, the what-ifs'
+ * decisions files); the what-ifs, each the build's compile with one
+ * decision a kernel changed; the report.  The build's own compile is not
  * touched. */
 static void
 plan_explain(struct nv_plan *p)
@@ -312,27 +324,32 @@ plan_explain(struct nv_plan *p)
 
 	for (size_t i = 0; i < n; i++) {
 		struct nv_job d = p->jobs[i], e = { .act = NV_ACT_TOOL, .label = "explain" };
+		struct nv_explain *x;
 		struct nv_strv *av;
-		char *stem, *name, *prog;
+		char *stem, *prog;
 
-		if (d.act != NV_ACT_DEVICE || d.kind != NV_OUT_PTX)
+		if (d.act != NV_ACT_DEVICE || d.kind != NV_OUT_PTX || d.whatif)
 			continue;
 		if (!strcmp(nv_job_final(p, &p->jobs[i]), "-")) {
 			nv_warn("--explain: the PTX of '%s' goes to standard output, so it is not explained "
 			        "(give -o FILE)", d.input);
 			continue;
 		}
-		e.explain = xstrdup(nv_job_final(p, &p->jobs[i]));
+		x = xcalloc(1, sizeof(*x));
+		x->ptx = xstrdup(nv_job_final(p, &p->jobs[i]));
 		stem = d.base ? xstrdup(d.base) : nv_drv_stem(d.input);
 		d.base = xasprintf("%s.explain", stem);
-		name = xasprintf("%s.bc", d.base);
-		d.output = nv_plan_tmp(p, name);
+		x->cubin = run_file(p, d.base, "cubin");
+		x->decisions = run_file(p, d.base, "dec");
+		d.output = run_file(p, d.base, "bc");
 		d.kind = NV_OUT_LLVM;
 		d.explain_ir = d.temporary = d.quiet = 1;
+		d.decisions_out = x->decisions;
 		d.deps_for = NULL;
 		d.inst_lo = d.inst_hi = 0;
 		d.seed = 0;
 		nv_plan_add(p, &d);
+		/* the preparation */
 		av = xcalloc(1, sizeof(*av));
 		prog = nv_spawn_find("nv-opt", p->dir);
 		if (!prog)
@@ -344,14 +361,37 @@ plan_explain(struct nv_plan *p)
 		e.argv = av->v;
 		e.input = d.input;
 		e.arch = d.arch;
-		free(name);
-		name = xasprintf("%s.cubin", d.base);
-		e.output = nv_plan_tmp(p, name); /* ptxas's, of each run */
-		e.temporary = 1;
-		nv_cuda_tool(&nv_drv_cuda, "ptxas", "--explain"); /* missing: one line, before any run */
+		e.explain = x;
+		nv_plan_add(p, &e);
+		/* the what-ifs: the build's compile, replaying a changed file */
+		for (unsigned k = 0; k < NV_EXPLAIN_WHATIFS; k++) {
+			struct nv_job w = p->jobs[i];
+			char *what = xasprintf("whatif%u", k + 1);
+
+			w.base = xasprintf("%s.%s", stem, what);
+			x->variant[k] = run_file(p, w.base, "dec");
+			x->whatif_ptx[k] = run_file(p, w.base, "ptx");
+			w.output = x->whatif_ptx[k];
+			w.decisions = x->variant[k];
+			w.whatif = w.temporary = w.quiet = 1;
+			w.deps_for = NULL;
+			w.inst_lo = w.inst_hi = 0;
+			w.seed = 0;
+			nv_plan_add(p, &w);
+			free(what);
+		}
+		/* the report: ptxas on each what-if's PTX */
+		av = xcalloc(1, sizeof(*av));
+		nv_strv_push(av, nv_cuda_tool(&nv_drv_cuda, "ptxas", "--explain"));
+		nv_strv_pushf(av, "-arch=sm_%s", strchr(d.arch, '_') ? strchr(d.arch, '_') + 1 : d.arch);
+		nv_strv_push(av, "-v");
+		nv_strv_push(av, x->ptx);
+		nv_strv_push(av, "-o");
+		nv_strv_push(av, x->cubin);
+		e.argv = av->v;
+		e.explain_report = 1;
 		nv_plan_add(p, &e);
 		free(prog);
-		free(name);
 		free(stem);
 	}
 }
@@ -366,6 +406,10 @@ nv_drv_plan(struct nv_plan *p)
 	for (size_t i = 0; i < nv_drv.inputs.n; i++)
 		langs_in |= lang_of(nv_drv.inputs.v[i]);
 	check_tools(row, langs_in);
+	/* a decision's line names no GPU: one file is one target's */
+	if ((nv_drv.save_decisions || nv_drv.decisions) && nv_drv.targets.n > 1)
+		nv_usage_error("%s takes one virtual architecture: %zu given",
+		               nv_drv.save_decisions ? "-save-decisions" : "-decisions", nv_drv.targets.n);
 	p->dir = nv_drv_self_dir();
 	/* -keep's files are made in the run's directory too, where no one
 	 * else can have put a link, and put in the keep directory at the end

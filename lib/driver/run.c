@@ -114,6 +114,7 @@ part_of(const struct nv_device *d, unsigned i, struct nv_drv_chain *c)
 		c->in[k] = part_str(d->part.in[k], part, i);
 		c->out[k] = part_str(d->part.out[k], part, i);
 		c->remarks[k] = part_str(d->part.remarks[k], part, i);
+		c->decisions[k] = part_str(d->part.decisions[k], part, i);
 	}
 	c->label = part_str(d->part.label, part, i);
 	free(part);
@@ -141,12 +142,44 @@ join_of(const struct nv_device *d, char **parts, size_t n, struct nv_drv_chain *
  * opt's): those are dropped. */
 static struct nv_strv remark_paths;
 
+static struct nv_strv decision_paths; /* -save-decisions: the steps' files, in the order they ran */
+
 static void
 remember_remarks(const struct nv_drv_chain *c)
 {
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		if (c->remarks[i])
 			nv_strv_push(&remark_paths, c->remarks[i]);
+		if (c->decisions[i])
+			nv_strv_push(&decision_paths, c->decisions[i]);
+	}
+}
+
+/* The lines of the steps' files [from, to) of decision_paths, in the order
+ * the steps ran, written as path. */
+static int
+join_decisions(size_t from, size_t to, const char *path)
+{
+	char *all = NULL;
+	size_t len = 0;
+	int rc;
+
+	for (size_t i = from; i < to; i++) {
+		char *data;
+		size_t n;
+
+		if (nv_io_slurp(decision_paths.v[i], &data, &n)) {
+			free(all);
+			return -1;
+		}
+		all = xrealloc(all, len + n + 1);
+		memcpy(all + len, data, n);
+		len += n;
+		free(data);
+	}
+	rc = nv_io_write(path, all ? all : "", len, 0, 1);
+	free(all);
+	return rc;
 }
 
 static void
@@ -407,8 +440,12 @@ out:
 static int
 run_device(const struct nv_job *j)
 {
+	size_t first = decision_paths.n;
 	int rc;
 
+	/* --explain's what-if for which its preparation found nothing to change */
+	if (j->whatif && access(j->decisions, F_OK))
+		return 0;
 	/* the pipeline and the virtual architecture, as nvcc -v shows cicc's */
 	if (nv_drv.verbose)
 		fprintf(stderr, "#$ %s -arch compute_%s\n", nv_pipe_name(nv_drv_pipe()), j->arch + 3);
@@ -416,6 +453,21 @@ run_device(const struct nv_job *j)
 	rc = device_chains(j);
 	nv_drv_progress_clear();
 	drop_empty_remarks();
+	if (!rc && j->decisions_out) {
+		rc = join_decisions(first, decision_paths.n, j->decisions_out);
+		for (size_t i = first; i < decision_paths.n; i++) /* not the build's */
+			free(decision_paths.v[i]);
+		decision_paths.n = first;
+		if (decision_paths.v)
+			decision_paths.v[first] = NULL;
+	}
+	/* a what-if that does not compile is a what-if without figures, not
+	 * a failed build */
+	if (rc && j->whatif) {
+		nv_warn("--explain: a what-if of '%s' did not compile", j->input);
+		unlink(j->output);
+		rc = 0;
+	}
 	return rc;
 }
 
@@ -643,6 +695,8 @@ nv_drv_run(struct nv_plan *p)
 			nv_drv_remove_output(nv_job_final(p, j));
 		}
 	}
+	if (!rc && nv_drv.save_decisions)
+		rc = join_decisions(0, decision_paths.n, nv_drv.save_decisions);
 	for (size_t i = 0; !nv_drv.keep && i < temps.n; i++)
 		unlink(temps.v[i]);
 	for (size_t i = 0; !nv_drv.keep && i < p->temps.n; i++)

@@ -7,6 +7,7 @@
 
 #include <llvm-c/Core.h>
 
+#include "../base/decisions.h"
 #include "../base/diag.h"
 #include "../base/knobs.h"
 #include "../base/ptrmap.h"
@@ -532,6 +533,42 @@ decide(struct state *st, struct fn *caller, struct site *s)
 	           ce->gpu ? " (after the warp/tensor bonus)" : "", caller->left - cost), V_CHARGED;
 }
 
+/* -decisions: a replayed choice for the call replaces the verdict ("yes"
+ * inlines it, as always_inline would; "no" keeps it); -save-decisions: the
+ * verdict is saved, "yes callee=NAME" or "no callee=NAME". */
+static void
+replay(struct fn *caller, struct site *s)
+{
+	struct nv_decision dec;
+	struct nv_srcloc loc;
+	const char *want, *callee = name_of(LLVMGetCalledValue(s->call));
+	char *fn, *text;
+	size_t n;
+
+	if (!nv_decisions_on())
+		return;
+	nv_srcloc_of(s->call, &loc);
+	fn = xstrdup(name_of(caller->fn));
+	want = nv_decision_begin(&dec, "inline", &loc, fn);
+	if (want) {
+		const char *c = want + (n = strcspn(want, " \t"));
+
+		c += strspn(c, " \t");
+		if ((n != 3 || strncmp(want, "yes", 3)) && (n != 2 || strncmp(want, "no", 2)))
+			nv_warn("decision '%s %s': not an inline choice (yes or no, then callee=NAME)", dec.key, want);
+		else if (*c && (strncmp(c, "callee=", 7) || strcmp(c + 7, callee)))
+			nv_warn("decision '%s %s': the call there is to '%s'", dec.key, want, callee);
+		else if (n == 3 && s->v == V_NO)
+			s->v = V_FREE, WHY("as -decisions says");
+		else if (n == 2 && s->v != V_NO)
+			s->v = V_NO, WHY("as -decisions says");
+	}
+	text = xasprintf("%s callee=%s", s->v == V_NO ? "no" : "yes", callee);
+	nv_decision_end(&dec, text);
+	free(text);
+	free(fn);
+}
+
 /* The caller grows by the callee; its non-inlined calls are copied. */
 static void
 account(struct state *st, struct fn *caller, struct site *s)
@@ -947,6 +984,7 @@ nv_inline_module(LLVMModuleRef m, LLVMTargetMachineRef tm, int olevel)
 				continue;
 			}
 			s->v = decide(&st, caller, s);
+			replay(caller, s);
 			if (s->v == V_FREE || s->v == V_CHARGED) {
 				account(&st, caller, s);
 				set_attr(&st, s->call, st.k_always, st.k_noinline);

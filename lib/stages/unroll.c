@@ -11,6 +11,7 @@
 #include <llvm-c/Support.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "../base/decisions.h"
 #include "../base/diag.h"
 #include "../base/knobs.h"
 #include "../base/ptrmap.h"
@@ -1403,6 +1404,122 @@ remarks_on(void)
 static int early_takes(const struct nv_loops *ls, unsigned l, const struct nv_unroll_params *up, int *inside);
 static int early_canon(struct state *st);
 
+static const char *const how_word[] = {
+	[NV_UNROLL_NONE] = "none", [NV_UNROLL_FULL] = "full", [NV_UNROLL_UPPER] = "upper",
+	[NV_UNROLL_PARTIAL] = "partial", [NV_UNROLL_RUNTIME] = "runtime", [NV_UNROLL_PEEL] = "peel",
+};
+static const char *const mark_word[] = { [NV_NOUNROLL_NONE] = "none", [NV_NOUNROLL_NOW] = "now",
+	                                 [NV_NOUNROLL_LATE] = "late" };
+
+/* A decision as the decisions file has it: "full count=16", "runtime
+ * count=4 remainder=epilog mark=late", "none", "none mark=now". */
+static void
+choice_text(const struct nv_unroll_decision *d, char *buf, size_t n)
+{
+	int k = snprintf(buf, n, "%s", how_word[d->how]);
+
+	if (d->how != NV_UNROLL_NONE)
+		k += snprintf(buf + k, n - (size_t)k, " count=%u", d->count);
+	if (d->how == NV_UNROLL_RUNTIME)
+		k += snprintf(buf + k, n - (size_t)k, " remainder=%s", d->epilog ? "epilog" : "prolog");
+	if (d->nounroll != NV_NOUNROLL_NONE)
+		snprintf(buf + k, n - (size_t)k, " mark=%s", mark_word[d->nounroll]);
+}
+
+/* The decision a choice's words give, over d; 0, or -1 when they are not
+ * one (d untouched). */
+static int
+choice_read(const char *text, struct nv_unroll_decision *d)
+{
+	struct nv_unroll_decision c = { .how = NV_UNROLL_NONE, .count = 0, .epilog = 1 };
+	char *words = xstrdup(text), *save = NULL;
+	int rc = -1, first = 1;
+
+	for (char *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save), first = 0) {
+		size_t i, n = 0;
+		const char *v;
+
+		if (first) {
+			for (i = 0; i < sizeof(how_word) / sizeof(*how_word) && strcmp(w, how_word[i]); i++)
+				;
+			if (i == sizeof(how_word) / sizeof(*how_word))
+				goto out;
+			c.how = (enum nv_unroll_how)i;
+		} else if (!strncmp(w, "count=", 6)) {
+			long long k;
+
+			if (nv_parse_int(w + 6, 1, 1 << 20, &k))
+				goto out;
+			c.count = (unsigned)k;
+		} else if (!strncmp(w, "remainder=", 10) && (!strcmp(w + 10, "epilog") || !strcmp(w + 10, "prolog"))) {
+			c.epilog = !strcmp(w + 10, "epilog");
+		} else if (!strncmp(w, "mark=", 5)) {
+			for (v = w + 5; n < sizeof(mark_word) / sizeof(*mark_word) && strcmp(v, mark_word[n]); n++)
+				;
+			if (n == sizeof(mark_word) / sizeof(*mark_word))
+				goto out;
+			c.nounroll = (int)n;
+		} else {
+			goto out;
+		}
+	}
+	if ((c.how == NV_UNROLL_NONE) != (c.count == 0) || (c.how != NV_UNROLL_NONE && c.count < 2 &&
+	                                                     c.how != NV_UNROLL_PEEL && c.how != NV_UNROLL_FULL))
+		goto out;
+	c.level = 0;
+	snprintf(c.why, sizeof(c.why), "as -decisions says");
+	*d = c;
+	rc = 0;
+out:
+	free(words);
+	return rc;
+}
+
+/* The run's name in the decisions file: unroll (the main unroll), unroll-P,
+ * unroll-D. */
+static void
+stage_name(const struct state *st, char *buf, size_t n)
+{
+	if (st->cfg->name == 'C')
+		snprintf(buf, n, "unroll");
+	else
+		snprintf(buf, n, "unroll-%c", st->cfg->name);
+}
+
+/* -decisions: a replayed choice for the loop at loc in fn replaces d;
+ * -save-decisions: the choice taken is saved. */
+static void
+replay(struct state *st, LLVMValueRef fn, const struct nv_srcloc *loc, struct nv_unroll_decision *d)
+{
+	struct nv_decision dec;
+	const char *want;
+	char stage[16], text[96];
+	size_t len;
+	char *name;
+
+	if (!nv_decisions_on())
+		return;
+	name = xstrdup(LLVMGetValueName2(fn, &len));
+	stage_name(st, stage, sizeof(stage));
+	want = nv_decision_begin(&dec, stage, loc, name);
+	if (want && choice_read(want, d))
+		nv_warn("decision '%s %s': not an unroll choice (none, full, upper, partial, runtime or peel, "
+		        "then count=N, remainder=epilog|prolog, mark=none|now|late)", dec.key, want);
+	choice_text(d, text, sizeof(text));
+	nv_decision_end(&dec, text);
+	free(name);
+}
+
+int
+nv_unroll_decisions_finish(LLVMModuleRef m, const struct nv_unroll_config *cfg)
+{
+	struct state st = { .cfg = cfg };
+	char stage[16];
+
+	stage_name(&st, stage, sizeof(stage));
+	return nv_decisions_finish(m, stage);
+}
+
 /* Decide the loops of fn that are ready (not decided, inner loops all
  * decided), and mark them for the LLVM runs.  Returns how many were ready. */
 static unsigned
@@ -1468,6 +1585,7 @@ decide_function(struct state *st, LLVMValueRef fn)
 		p = &st->p[st->np];
 		memset(p, 0, sizeof(*p));
 		cascade(&a.ls, l, &up, &f, fnsize, &p->d);
+		replay(st, fn, &f.loc, &p->d);
 		p->group = group_of(&p->d);
 		p->insts = loop_insts(&a.ls, l);
 		p->depth = a.ls.v[l].depth;
@@ -1479,7 +1597,8 @@ decide_function(struct state *st, LLVMValueRef fn)
 		if (p->d.how == NV_UNROLL_NONE) {
 			if (p->d.nounroll == NV_NOUNROLL_NOW)
 				nv_loop_md_set(&a.ls, l, MD_DISABLE, 0, 0);
-			if (!up.early) /* the main unroll says what becomes of it */
+			/* the main unroll says what becomes of it, unless a file did */
+			if (!up.early || !strcmp(p->d.why, "as -decisions says"))
 				nv_remark_loc(NV_REMARK_MISSED, PASS, "NotUnrolled", f.at, &f.loc,
 				              "%s not unrolled: %s", p->where, p->d.why);
 			free(p->where);

@@ -106,6 +106,11 @@ struct nv_unroll_decision {
 int nv_unroll_module(LLVMModuleRef m, LLVMTargetMachineRef tm,
                      const struct nv_unroll_config *cfg, int olevel);
 
+/* -save-decisions and -decisions at the end of a run of configuration
+ * cfg: the saved lines written, the replayed ones no loop took warned of
+ * (base/decisions).  0, or -1. */
+int nv_unroll_decisions_finish(LLVMModuleRef m, const struct nv_unroll_config *cfg);
+
 /* Keep LLVM's own pipelines from unrolling: hide every loop that is not
  * already disabled behind llvm.loop.unroll.disable (pragmas included),
  * marked so that nv_unroll_unhide takes exactly those back. */

@@ -1,0 +1,125 @@
+#!/usr/bin/env bats
+# -save-decisions and -decisions: the choices nv-unroll and nv-inline take,
+# saved as lines a person can edit and replayed; the round trip gives the
+# same PTX, an edited line changes that one decision, and a line that
+# matches nothing is said.
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$FIXTURES/explain.cu" x.cu
+	cat > inl.cu <<'EOF2'
+__device__ float poly(float x, const float *c)
+{
+	float s = 0;
+	for (int i = 0; i < 8; i++)
+		s = s * x + c[i];
+	return s;
+}
+
+__global__ void k(float *out, const float *in, const float *c)
+{
+	out[threadIdx.x] = poly(in[threadIdx.x], c);
+}
+EOF2
+}
+
+@test "-save-decisions: a line per choice, keyed by stage, source line and function; replayed, the PTX and the file are the same, and a plain build's" {
+	nvcc-lite -arch=sm_90 -ptx x.cu -o plain.ptx
+	nvcc-lite -arch=sm_90 -ptx x.cu -o saved.ptx -save-decisions d1.txt
+	cmp plain.ptx saved.ptx
+	# the three unroll runs and the inliner, each line STAGE FILE:LINE in FUNCTION CHOICE
+	grep -qxF "unroll-P x.cu:8 in _Z3bigPfPKfi full count=48" d1.txt
+	grep -qxF "unroll-P x.cu:11 in _Z3bigPfPKfi full count=48" d1.txt
+	grep -qE '^unroll x\.cu:9 in _Z3bigPfPKfi ' d1.txt
+	grep -qE '^unroll-D x\.cu:9 in _Z3bigPfPKfi ' d1.txt
+	grep -qE '^inline x\.cu:34 in _Z5smallPi yes callee=' d1.txt
+	run awk '!/^(unroll-P|unroll|unroll-D|inline) [^ ]+:[0-9]+(#[0-9]+)? in [^ ]+ [a-z]/' d1.txt
+	assert_output ""
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o replayed.ptx -decisions d1.txt -save-decisions d2.txt
+	assert_success
+	assert_equal "$stderr" ""
+	cmp saved.ptx replayed.ptx
+	cmp d1.txt d2.txt
+}
+
+@test "-decisions: an edited line changes that one decision, as the remarks say; the others are replayed as saved" {
+	nvcc-lite -arch=sm_90 -ptx x.cu -o saved.ptx -save-decisions d1.txt
+	# big's init loop (line 8) stays rolled instead of the early unroll's full unroll
+	sed 's/^unroll-P x.cu:8 in _Z3bigPfPKfi full count=48$/unroll-P x.cu:8 in _Z3bigPfPKfi none mark=now/' d1.txt > d2.txt
+	[ "$(diff d1.txt d2.txt | grep -c '^>')" -eq 1 ]
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o edited.ptx -decisions d2.txt -save-decisions d3.txt \
+		-Xcicc -pass-remarks-missed=nv-unroll
+	assert_success
+	grep -qF "x.cu:8:" <<<"$stderr" || fail "$stderr"
+	grep -F "x.cu:8:" <<<"$stderr" | grep -qF "not unrolled: as -decisions says" || fail "$stderr"
+	grep -qxF "unroll-P x.cu:8 in _Z3bigPfPKfi none mark=now" d3.txt
+	! cmp -s saved.ptx edited.ptx
+	# the other kernels' decisions and PTX are as saved
+	for k in _Z4widePfPKfi _Z5smallPi; do
+		diff <(grep " in $k " d1.txt) <(grep " in $k " d3.txt)
+		diff <(sed -n "/\.entry $k(/,/^}/p" saved.ptx) <(sed -n "/\.entry $k(/,/^}/p" edited.ptx)
+	done
+	# inlining: "no" keeps the call
+	nvcc-lite -arch=sm_90 -ptx inl.cu -o inl.ptx -save-decisions i1.txt
+	grep -qE '^inline inl\.cu:11#2 in _Z1kPfPKfS1_ yes callee=_Z4polyfPKf$' i1.txt
+	! grep -q 'call' inl.ptx
+	sed 's/ yes callee=_Z4polyfPKf$/ no callee=_Z4polyfPKf/' i1.txt > i2.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx inl.cu -o inl2.ptx -decisions i2.txt -Xcicc -pass-remarks-missed=nv-inline
+	assert_success
+	grep -qF "'_Z4polyfPKf' not inlined into '_Z1kPfPKfS1_': as -decisions says" <<<"$stderr"
+	grep -q 'call.uni' inl2.ptx
+	# the loop of poly was the kernel's when inlined: its line now matches nothing, and says so
+	grep -qxF "nv-unroll: warning: i2.txt:4: decision 'unroll inl.cu:4 in _Z1kPfPKfS1_ full count=8' matched nothing" <<<"$stderr" ||
+		fail "$stderr"
+}
+
+@test "-decisions: a line that matches nothing is one warning naming it; a line that is not one is one error, and nothing written" {
+	nvcc-lite -arch=sm_90 -ptx x.cu -o saved.ptx -save-decisions d1.txt
+	{ cat d1.txt; echo "unroll x.cu:99 in _Z3bigPfPKfi full count=4"; echo "# a comment"; echo; } > d2.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o replayed.ptx -decisions d2.txt
+	assert_success
+	n=$(($(wc -l < d1.txt) + 1))
+	assert_equal "$stderr" "nv-unroll: warning: d2.txt:$n: decision 'unroll x.cu:99 in _Z3bigPfPKfi full count=4' matched nothing"
+	cmp saved.ptx replayed.ptx
+	# a choice the stage does not know: said, and the stage's own taken
+	sed 's/^unroll-P x.cu:8 in _Z3bigPfPKfi full count=48$/unroll-P x.cu:8 in _Z3bigPfPKfi sideways/' d1.txt > d3.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o odd.ptx -decisions d3.txt
+	assert_success
+	[[ "$stderr" == "nv-unroll: warning: decision 'unroll-P x.cu:8 in _Z3bigPfPKfi sideways': not an unroll choice"* ]] || fail "$stderr"
+	cmp saved.ptx odd.ptx
+	# not a line of the format: one error, no PTX
+	echo "garbage" > bad.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o bad.ptx -decisions bad.txt
+	assert_failure
+	[ ! -e bad.ptx ]
+	[[ "$stderr" == *"bad.txt:1: not a decision (STAGE FILE:LINE in FUNCTION CHOICE): 'garbage'"* ]] || fail "$stderr"
+	[ "$(grep -c 'error' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	# a file that is not there: one error
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o bad.ptx -decisions nothere.txt
+	assert_failure
+	[ ! -e bad.ptx ]
+	# one file is one target's
+	run --separate-stderr nvcc-lite -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+		-c x.cu -save-decisions two.txt
+	assert_failure
+	assert_one_error nvcc-lite
+	[ ! -e two.txt ]
+}
+
+@test "the stages take -save-decisions and -decisions alone, as the driver gives them" {
+	# after Phase I, with line tables: the main unroll's loops still to decide
+	nvcc-lite -arch=sm_90 -emit-llvm -lineinfo x.cu -o x.bc
+	nv-unroll -O3 -arch=sm_90 -save-decisions=u1.txt x.bc -o u1.bc
+	[ -s u1.txt ]
+	run awk '$1 != "unroll"' u1.txt
+	assert_output ""
+	nv-unroll -O3 -arch=sm_90 -decisions=u1.txt -save-decisions=u2.txt x.bc -o u2.bc
+	cmp u1.bc u2.bc
+	cmp u1.txt u2.txt
+	# no line tables, no places: nothing saved, nothing to match
+	nvcc-lite -arch=sm_90 -emit-llvm x.cu -o plain.bc
+	nv-unroll -O3 -arch=sm_90 -save-decisions=u3.txt plain.bc -o u3.bc
+	[ -e u3.txt ] && [ ! -s u3.txt ]
+}
