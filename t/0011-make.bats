@@ -33,7 +33,7 @@ setup() {
 	# (make -n would run the '+' lines: ask make for the variable instead)
 	run make -s -C "$TOP/share/examples" --eval 'show: ; @echo $(NVCC_LITE) $(PTX)' show
 	assert_success
-	assert_output "$TOP/bin/nvcc-lite build/histogram.ptx build/matmul.ptx build/reduce.ptx build/saxpy.ptx build/stencil.ptx"
+	assert_output "$TOP/bin/nvcc-lite build/histogram.ptx build/matmul.ptx build/reduce.ptx build/registers.ptx build/saxpy.ptx build/stencil.ptx"
 	assert_file_not_exists "$TOP/share/examples/build"
 }
 

@@ -218,3 +218,25 @@ print(len(ks), b["registers"])
 	# the build's own compile has line tables (nv-llc drops them) but not the names
 	! grep -vF 'explain' <<<"$output" | grep -qF -- '-fno-discard-value-names'
 }
+
+@test "the README's worked example is what nvcc-lite prints: the explanation, the decision's line, and the edit's occupancy" {
+	need_cuda
+	cd "$TOP"
+	d=$BATS_TEST_TMPDIR
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx share/examples/registers.cu -o "$d/r.ptx" --explain
+	assert_success
+	want=$(sed -n 's/^    \(share\/examples\/registers\.cu:12: kernel .*\)$/\1/p' README.md)
+	[ -n "$want" ] || fail "no example in README.md"
+	assert_equal "$stderr" "$want"
+	nvcc-lite -arch=sm_90 -ptx share/examples/registers.cu -o "$d/r.ptx" -save-decisions "$d/r.dec"
+	line=$(grep 'registers.cu:7 ' "$d/r.dec")
+	grep -qxF "    # $line" README.md || fail "README.md does not show '$line'"
+	edit=$(sed -n "s/^    \(sed -i 's.*' \)r\.dec$/\1/p" README.md)
+	[ -n "$edit" ] || fail "no sed line in README.md"
+	eval "$edit \"\$d/r.dec\""
+	run --separate-stderr nvcc-lite -arch=sm_90 -cubin share/examples/registers.cu -o "$d/r.cubin" -decisions "$d/r.dec" --resource-usage
+	assert_success
+	for l in "$(grep -F 'Used ' <<<"$stderr")" "$(grep -F 'occupancy of' <<<"$stderr")"; do
+		[ -n "$l" ] && grep -qxF "    # $l" README.md || fail "README.md does not show '$l'"
+	done
+}
