@@ -639,7 +639,7 @@ prepare(const struct nv_job *j, struct nv_explain *x, int sm)
 	st->n = nv_drv_usage_read(text, x->ptx, sm, &st->ks);
 	free(text);
 	st->kv = xcalloc(st->n ? st->n : 1, sizeof(*st->kv));
-	if (!nv_io_slurp(x->decisions, &data, &len)) {
+	if (!access(x->decisions, R_OK) && !nv_io_slurp(x->decisions, &data, &len)) {
 		data = xrealloc(data, len + 1);
 		data[len] = '\0';
 		for (char *l = data, *nl; *l; l = nl + 1) {

@@ -13,10 +13,12 @@
 #include "run.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
@@ -471,6 +473,48 @@ run_device(const struct nv_job *j)
 	return rc;
 }
 
+/* --explain's what-ifs, jobs [from, to): at once, each beyond the first in
+ * a child process, as many as make's jobserver gives tokens for (without
+ * one, up to the CPUs), the rest in turn.  A what-if never fails the build. */
+static void
+run_whatifs(const struct nv_plan *p, size_t from, size_t to)
+{
+	pid_t pid[NV_EXPLAIN_WHATIFS] = { 0 };
+	int token[NV_EXPLAIN_WHATIFS] = { 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = to - from;
+
+	fflush(NULL);
+	for (size_t k = 1; k < n && k < NV_EXPLAIN_WHATIFS; k++) {
+		if (access(p->jobs[from + k].decisions, F_OK))
+			continue; /* nothing to change: no compile */
+		if (nv_drv_js.active ? nv_js_try_acquire(&nv_drv_js) != 1 : (long)k >= cpus)
+			continue;
+		token[k] = nv_drv_js.active;
+		pid[k] = fork();
+		if (pid[k] == 0)
+			_exit(run_device(&p->jobs[from + k]) ? 1 : 0);
+		if (pid[k] < 0) {
+			pid[k] = 0;
+			if (token[k])
+				nv_js_release(&nv_drv_js);
+			token[k] = 0;
+		}
+	}
+	run_device(&p->jobs[from]);
+	for (size_t k = 1; k < n; k++) {
+		int status;
+
+		if (k < NV_EXPLAIN_WHATIFS && pid[k] > 0)
+			while (waitpid(pid[k], &status, 0) < 0 && errno == EINTR)
+				;
+		else
+			run_device(&p->jobs[from + k]);
+		if (k < NV_EXPLAIN_WHATIFS && token[k])
+			nv_js_release(&nv_drv_js);
+	}
+}
+
 /* A DEVICE job as -dryrun prints it, after the script's preamble: its
  * front end through the header cache's entry when one is fresh, Phase II
  * in parts as a loop over what nv-split writes. */
@@ -680,6 +724,15 @@ nv_drv_run(struct nv_plan *p)
 			nv_drv_sig_temps(&temps);
 		}
 		rc = seed(p, j);
+		if (!rc && j->whatif) {
+			size_t e = i;
+
+			while (e < p->n && p->jobs[e].whatif)
+				e++;
+			run_whatifs(p, i, e);
+			i = e - 1;
+			continue;
+		}
 		if (!rc)
 			rc = j->act == NV_ACT_DEVICE ? run_device(j)
 			     : j->act == NV_ACT_HOST ? run_host(j)
