@@ -201,12 +201,11 @@ print(len(ks), b["registers"])
 	[[ "$output" == *".entry _Z3bigPfPKfi"* ]]
 }
 
-@test "--explain's compiles are planned beside the build's: the explain compile with clang's value names, no header cache, up to instruction selection; the what-ifs replaying their files" {
+@test "--explain's compiles are planned beside the build's: the explain compile with clang's value names, up to instruction selection; the what-ifs replaying their files" {
 	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx --explain -dryrun
 	assert_success
 	fe=$(grep -F 'x.explain.0-cudafe.bc' <<<"$output" | head -1)
 	[[ "$fe" == *" -gline-tables-only "* && "$fe" == *" -fno-discard-value-names"* ]] || fail "$fe"
-	[[ "$fe" != *"-include-pch"* ]] || fail "$fe"
 	grep -F -- '-stop-after=codegenprepare' <<<"$output" | grep -qF -- '-lineinfo'
 	grep -qE 'nv-remat .* -o "\$tmp/x\.explain\.bc"' <<<"$output"
 	grep -qE 'nv-opt -print=peak -disable-output "\$tmp/x\.explain\.bc"' <<<"$output"
@@ -217,6 +216,21 @@ print(len(ks), b["registers"])
 	done
 	# the build's own compile has line tables (nv-llc drops them) but not the names
 	! grep -vF 'explain' <<<"$output" | grep -qF -- '-fno-discard-value-names'
+}
+
+@test "--explain through the header cache (the explain compile's entries its own) says what it says without it" {
+	need_cuda
+	export NVCC_LITE_CACHE_DIR="$BATS_TEST_TMPDIR/cache"
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx --explain -no-cache
+	assert_success
+	want=$stderr
+	for pass in cold warm; do
+		run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx --explain
+		assert_success
+		assert_equal "$stderr" "$want"
+	done
+	# a plain compile's entries and the explain compile's are not the same
+	[ "$(find "$NVCC_LITE_CACHE_DIR" -name '*.pch' | wc -l)" -ge 2 ] || fail "$(find "$NVCC_LITE_CACHE_DIR")"
 }
 
 @test "the README's worked example is what nvcc-lite prints: the explanation, the decision's line, and the edit's occupancy" {

@@ -363,11 +363,8 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 	if (nv_drv.time_trace)
 		p->dev->fe_trace = tmp_path(p, "time-trace.json");
 	add_step(c, "front end", nv_drv_front_end(p->dir, p->job->arch, p->job->input, p->fe_out, p->fe_deps,
-	                                          &p->dev->dep, p->dev->fe_trace, p->job->quiet));
-	/* --explain's compile: the values named after what they compute (its
-	 * line tables, as every compile's under --explain: frontend.c) */
-	if (p->job->explain_ir)
-		c->argv[0] = append(c->argv[0], "-fno-discard-value-names", NULL);
+	                                          &p->dev->dep, p->dev->fe_trace, p->job->quiet,
+	                                          p->job->explain_ir));
 	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }
@@ -477,7 +474,7 @@ nv_drv_plan_device(struct nv_plan *pl, struct nv_job *j)
 		fe_chain(&b, &d->fe);
 		d->fe_out = b.fe_out;
 		d->fe_deps = b.fe_deps;
-		d->cache = j->explain_ir ? NULL : nv_drv_fe_cache(b.dir, j->arch, 0);
+		d->cache = nv_drv_fe_cache(b.dir, j->arch, 0, j->explain_ir);
 		d->fe_at = d->cache ? argv_len(d->cache->flags) : 0;
 	}
 	phase1_chain(&b, &d->p1);

@@ -140,13 +140,14 @@ clang_path(void)
  * the headers mean.  user_includes 0 leaves out -include FILE (the header
  * cache holds what every source includes, not what one build adds).  host:
  * the same source's host side instead (CUDA host mode, the host's -O and
- * -Xcompiler flags, no device code generation flags). */
+ * -Xcompiler flags, no device code generation flags).  names: clang keeps
+ * the values' names (--explain's compile). */
 /* Warning groups clang enables by default where nvcc (cudafe, and gcc
  * without -Wall) says nothing: an enum value a switch does not handle. */
 static const char *const not_nvccs[] = { "switch" };
 
 static struct nv_strv *
-front_end_flags(const char *dir, const char *arch, int user_includes, int host)
+front_end_flags(const char *dir, const char *arch, int user_includes, int host, int names)
 {
 	struct nv_strv *av = xcalloc(1, sizeof(*av));
 	char *clang = clang_path();
@@ -233,6 +234,9 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host)
 	}
 	for (size_t i = 0; i < nv_drv.fe.n; i++)
 		nv_strv_push(av, nv_drv.fe.v[i]);
+	/* --explain's compile: the values named after what they compute */
+	if (names)
+		nv_strv_push(av, "-fno-discard-value-names");
 	free(clang);
 	return av;
 }
@@ -271,7 +275,7 @@ char **
 nv_drv_host_compile(const char *dir, const char *arch, const char *src, const char *fatbin,
                     const char *out)
 {
-	struct nv_strv *av = front_end_flags(dir, arch, 1, 1);
+	struct nv_strv *av = front_end_flags(dir, arch, 1, 1, 0);
 
 	cuid(av, src);
 	/* its warnings said once with the device pass's (nv_drv_say_once) */
@@ -312,7 +316,7 @@ static const char *const cpp_output_flags[] = { "-P", "-C", "-CC", "-dD" };
 char **
 nv_drv_preprocess(const char *dir, const char *arch, const char *src, const char *out)
 {
-	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
+	struct nv_strv *av = front_end_flags(dir, arch, 1, 0, 0);
 
 	for (size_t i = 0; i < nv_drv.host.n; i++)
 		for (size_t k = 0; k < sizeof(cpp_output_flags) / sizeof(*cpp_output_flags); k++)
@@ -330,7 +334,7 @@ nv_drv_preprocess(const char *dir, const char *arch, const char *src, const char
 char **
 nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char *target, const char *out)
 {
-	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
+	struct nv_strv *av = front_end_flags(dir, arch, 1, 0, 0);
 
 	nv_strv_push(av, nv_drv.deps_nonsys ? "-MM" : "-M");
 	nv_strv_push(av, "-MT");
@@ -343,9 +347,9 @@ nv_drv_deps_only(const char *dir, const char *arch, const char *src, const char 
 
 char **
 nv_drv_front_end(const char *dir, const char *arch, const char *src, const char *out, const char *deps,
-                 const struct nv_deps *dep, const char *trace, int quiet)
+                 const struct nv_deps *dep, const char *trace, int quiet, int names)
 {
-	struct nv_strv *av = front_end_flags(dir, arch, 1, 0);
+	struct nv_strv *av = front_end_flags(dir, arch, 1, 0, names);
 
 	cuid(av, src);
 	if (quiet)
@@ -400,19 +404,19 @@ debug_info(char *const *av)
 }
 
 struct nv_fe_cache *
-nv_drv_fe_cache(const char *dir, const char *arch, int host)
+nv_drv_fe_cache(const char *dir, const char *arch, int host, int names)
 {
 	struct nv_fe_cache *c;
 	struct nv_strv *key;
 
 	if (nv_drv.no_cache)
 		return NULL;
-	key = front_end_flags(dir, arch, 0, host);
+	key = front_end_flags(dir, arch, 0, host, names);
 	if (debug_info(key->v))
 		return NULL;
 	c = xcalloc(1, sizeof(*c));
 	c->key = key->v;
-	c->flags = front_end_flags(dir, arch, 1, host)->v;
+	c->flags = front_end_flags(dir, arch, 1, host, names)->v;
 	c->host = host;
 	c->preamble = !user_include();
 	return c;

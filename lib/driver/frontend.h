@@ -14,13 +14,14 @@
 /* The front end's command: src's device side for arch to a module in out,
  * its dependency file in deps, named for dep (deps NULL: none), its time
  * trace in trace (NULL: none); quiet: no warnings (an earlier compile of
- * src said them). */
+ * src said them); names: clang keeps the values' names (--explain's compile). */
 char **nv_drv_front_end(const char *dir, const char *arch, const char *src, const char *out, const char *deps,
-                        const struct nv_deps *dep, const char *trace, int quiet);
+                        const struct nv_deps *dep, const char *trace, int quiet, int names);
 /* What the header cache keys the front end's command for arch by (host: the
  * host side's, nv_drv_host_compile's); NULL when its compiles go without
- * the cache (-no-cache, debug information). */
-struct nv_fe_cache *nv_drv_fe_cache(const char *dir, const char *arch, int host);
+ * the cache (-no-cache, debug information); names: --explain's compile's,
+ * entries of their own. */
+struct nv_fe_cache *nv_drv_fe_cache(const char *dir, const char *arch, int host, int names);
 /* clang-22 in CUDA host mode: src's host side to the module out, the fatbin
  * embedded and its kernels registered; arch: the first target's GPU. */
 char **nv_drv_host_compile(const char *dir, const char *arch, const char *src, const char *fatbin,

@@ -196,7 +196,7 @@ nv_drv_plan_object(struct nv_plan *p, const char *src, char *obj, int temporary)
 	add_tool(p, "host", av, src, nv_drv.arch, bc, 1);
 	p->jobs[p->n - 1].act = NV_ACT_HOST;
 	/* the header cache's host entry: its flags go before -c, as the device side has them */
-	p->jobs[p->n - 1].cache = nv_drv_fe_cache(p->dir, nv_drv.arch, 1);
+	p->jobs[p->n - 1].cache = nv_drv_fe_cache(p->dir, nv_drv.arch, 1, 0);
 	while (av->v[p->jobs[p->n - 1].cache_at] && strcmp(av->v[p->jobs[p->n - 1].cache_at], "-c"))
 		p->jobs[p->n - 1].cache_at++;
 	nv_strv_push(link, nv_link);
