@@ -227,6 +227,16 @@ where(const struct kernel *k, const char *src)
 	return xstrdup(src);
 }
 
+/* Whether a what-if of k lowers its registers. */
+static int
+lowers(const struct kernel *k)
+{
+	for (size_t w = 0; w < k->nwi; w++)
+		if (k->wi[w].done && k->wi[w].use.regs < k->use->regs)
+			return 1;
+	return 0;
+}
+
 static void
 text_kernel(const struct kernel *k, const char *src, int sm)
 {
@@ -286,6 +296,8 @@ text_kernel(const struct kernel *k, const char *src, int sm)
 	}
 	if (!k->nwi && (u->step || u->regs >= 64))
 		fprintf(stderr, "%s: no what-if: no unroll or inlining decision in this kernel to undo\n", lead);
+	else if (k->nwi && !lowers(k))
+		fprintf(stderr, "%s: none of these decisions costs it registers\n", lead);
 	free(lead);
 	free(w);
 }
@@ -514,35 +526,38 @@ by_close(const void *a, const void *b)
 
 /* Kernel k's what-ifs from the build's decisions (lines[0..n)): its unroll
  * decisions that did unroll, nearest the peak first (a loop around it
- * first), then its calls inlined; each undone alone. */
+ * first, then by lines in the peak's file, then the others), then its
+ * calls inlined; each undone alone. */
 static void
 pick_whatifs(struct kernel *k, char **lines, size_t n)
 {
 	const char *at = k->peak ? strstr(k->peak, " at ") : NULL, *colon;
 	struct cand *c = xcalloc(n ? n : 1, sizeof(*c));
-	size_t nc = 0, flen;
-	unsigned peak_line;
+	size_t nc = 0, flen = 0;
+	unsigned peak_line = 0;
 
-	if (!at || at > k->peak + k->peak_len || !(colon = strchr(at + 4, ':')))
-		goto out;
-	flen = (size_t)(colon - at - 4);
-	peak_line = (unsigned)strtoul(colon + 1, NULL, 10);
+	if (at && at < k->peak + k->peak_len && (colon = strchr(at + 4, ':'))) {
+		flen = (size_t)(colon - at - 4);
+		peak_line = (unsigned)strtoul(colon + 1, NULL, 10);
+	}
 	for (size_t i = 0; i < n; i++) {
 		char *copy = xstrdup(lines[i]);
 		struct dline d;
 		unsigned line;
 		int unroll;
 
-		if (dline_read(copy, &d) || strcmp(d.fn, k->use->name) ||
-		    !(line = place_line(d.place, at + 4, flen))) {
+		if (dline_read(copy, &d) || strcmp(d.fn, k->use->name)) {
 			free(copy);
 			continue;
 		}
+		line = flen ? place_line(d.place, at + 4, flen) : 0;
 		unroll = !strncmp(d.stage, "unroll", 6);
 		if ((unroll && strncmp(d.choice, "none", 4)) || (!strcmp(d.stage, "inline") && !strncmp(d.choice, "yes", 3))) {
 			c[nc].d = d;
 			c[nc].copy = copy;
-			c[nc].close = closeness(k, line, peak_line);
+			/* a decision in another file than the peak's (a header's
+			 * loop inlined) after those of its file, in the order taken */
+			c[nc].close = line ? closeness(k, line, peak_line) : (1u << 30) + (unsigned)i;
 			c[nc++].inline_ = !unroll;
 		} else {
 			free(d.text);
@@ -568,7 +583,6 @@ pick_whatifs(struct kernel *k, char **lines, size_t n)
 		free(c[i].d.text);
 		free(c[i].copy);
 	}
-out:
 	free(c);
 }
 
