@@ -4,6 +4,7 @@
 #include <llvm-c/Core.h>
 
 #include "base/cli.h"
+#include "base/decisions.h"
 #include "base/diag.h"
 #include "base/io.h"
 #include "base/knobs.h"
@@ -34,6 +35,7 @@ main(int argc, char **argv)
 		.inputs = "[input]",
 		.stage = NV_STAGE_VECTORIZE,
 		.writes_bitcode = 1,
+		.decides = 1,
 		.opts = opts,
 	};
 	LLVMTargetMachineRef tm = NULL;
@@ -56,7 +58,8 @@ main(int argc, char **argv)
 		tm = nv_target_for_module(m, arch, olevel);
 		rc = nv_vectorize_module(&m, tm, nv_target_sm(tm)) || nv_io_verify(m, "module after nv-vectorize");
 	}
-	rc = rc || nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
+	rc = rc || nv_decisions_finish(m, "vectorize") ||
+	     nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
 	if (tm)
 		LLVMDisposeTargetMachine(tm);
 	LLVMDisposeModule(m);

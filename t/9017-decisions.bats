@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# -save-decisions and -decisions: the choices nv-unroll and nv-inline take,
+# -save-decisions and -decisions: the choices nv-inline, nv-unroll and
+# nv-vectorize take,
 # saved as lines a person can edit and replayed; the round trip gives the
 # same PTX, an edited line changes that one decision, and a line that
 # matches nothing is said.
@@ -122,4 +123,33 @@ EOF2
 	nvcc-lite -arch=sm_90 -emit-llvm x.cu -o plain.bc
 	nv-unroll -O3 -arch=sm_90 -save-decisions=u3.txt plain.bc -o u3.bc
 	[ -e u3.txt ] && [ ! -s u3.txt ]
+}
+
+@test "nv-vectorize's choices: vf and ic saved and replayed; none leaves the loop alone, as the remark says" {
+	cat > vec.cu <<'EOF2'
+__global__ void v(float *o, const float *a, int n)
+{
+	for (int i = threadIdx.x * 64; i < threadIdx.x * 64 + 64; i++)
+		o[i] = a[i] * 2.0f + 1.0f;
+}
+EOF2
+	nvcc-lite -arch=sm_90 -ptx vec.cu -o v1.ptx -save-decisions d1.txt
+	grep -qxE 'vectorize vec\.cu:3 in _Z1vPfPKfi vf=[0-9]+ ic=[0-9]+' d1.txt || fail "$(cat d1.txt)"
+	nvcc-lite -arch=sm_90 -ptx vec.cu -o v2.ptx -decisions d1.txt -save-decisions d2.txt
+	cmp v1.ptx v2.ptx
+	cmp d1.txt d2.txt
+	sed -E 's/^(vectorize vec\.cu:3 in _Z1vPfPKfi) vf=[0-9]+ ic=[0-9]+$/\1 none/' d1.txt > d3.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx vec.cu -o v3.ptx -decisions d3.txt -save-decisions d4.txt \
+		-Xcicc -pass-remarks-missed=nv-vectorize
+	assert_success
+	[[ "$stderr" == "nv-vectorize: remark: vec.cu:"*" in _Z1vPfPKfi not vectorized: as -decisions says"* ]] ||
+		fail "$stderr"
+	grep -qxF "vectorize vec.cu:3 in _Z1vPfPKfi none" d4.txt
+	# a choice it cannot take: said, and its own kept
+	sed -E 's/^(vectorize vec\.cu:3 in _Z1vPfPKfi) vf=[0-9]+ ic=[0-9]+$/\1 vf=3 ic=1/' d1.txt > d5.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx vec.cu -o v5.ptx -decisions d5.txt
+	assert_success
+	[[ "$stderr" == "nv-vectorize: warning: decision 'vectorize vec.cu:3 in _Z1vPfPKfi vf=3 ic=1': not a vectorize choice"* ]] ||
+		fail "$stderr"
+	cmp v1.ptx v5.ptx
 }

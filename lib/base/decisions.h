@@ -6,7 +6,8 @@
  *
  *     STAGE FILE:LINE[#K] in FUNCTION CHOICE...
  *
- * STAGE names the stage and its run (unroll-P, unroll, unroll-D, inline),
+ * STAGE names the stage and its run (inline, unroll-P, vectorize, unroll,
+ * unroll-D),
  * FILE:LINE the source position of what was decided (a loop's start, a
  * call), #K the K-th place of that stage with that position in that
  * function (K > 1: a line the unroller copied, two calls on one line),

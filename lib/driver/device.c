@@ -146,7 +146,8 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 		for (size_t i = 0; b->job->kind == NV_OUT_CUBIN && i < nv_drv.xptxas.n; i++)
 			nv_strv_pushf(av, "-Xptxas=%s", nv_drv.xptxas.v[i]);
 	}
-	if ((b->job->decisions || nv_drv.decisions) && (s->stage == NV_STAGE_UNROLL || s->stage == NV_STAGE_INLINE))
+	if ((b->job->decisions || nv_drv.decisions) &&
+	    (s->stage == NV_STAGE_UNROLL || s->stage == NV_STAGE_INLINE || s->stage == NV_STAGE_VECTORIZE))
 		nv_strv_pushf(av, "-decisions=%s", b->job->decisions ? b->job->decisions : nv_drv.decisions);
 	for (size_t i = 0; i < nv_drv.xcicc.n; i++)
 		if (knob_for(nv_drv.xcicc.v[i], s->stage) ||
@@ -277,7 +278,7 @@ remark_files(struct nv_drv_chain *c, const char *base, size_t first)
 	}
 }
 
-/* -save-decisions: every step that decides (nv-unroll, nv-inline) writes
+/* -save-decisions: every step that decides (nv-unroll, nv-inline, nv-vectorize) writes
  * its lines to BASE.N-STAGE.dec in the run's directory; the run joins them
  * into the user's file. */
 static void
@@ -286,7 +287,8 @@ decision_files(struct nv_drv_chain *c, const char *tmp, const char *base, size_t
 	for (size_t i = 0; i < c->n; i++) {
 		char *f;
 
-		if (strcmp(c->name[i], "nv-unroll") && strcmp(c->name[i], "nv-inline"))
+		if (strcmp(c->name[i], "nv-unroll") && strcmp(c->name[i], "nv-inline") &&
+		    strcmp(c->name[i], "nv-vectorize"))
 			continue;
 		f = xasprintf("-save-decisions=%s/%s.%zu-%s.dec", tmp, base, first + i, c->name[i]);
 		c->argv[i] = append(c->argv[i], f, NULL);

@@ -9,6 +9,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Support.h>
 
+#include "../base/decisions.h"
 #include "../base/diag.h"
 #include "../base/knobs.h"
 #include "../base/remarks.h"
@@ -346,6 +347,48 @@ fits(const struct state *st, unsigned base, unsigned est)
 	return est <= budget && est <= NV_MAX_REGS_PER_THREAD;
 }
 
+/* -decisions: a replayed choice for loop l replaces *vf and *ic ("vf=N
+ * ic=M"), or drops the loop ("none": returns 1); -save-decisions: the
+ * choice taken is saved. */
+static int
+replay(const struct nv_loops *ls, unsigned l, LLVMValueRef at, const char *where, unsigned *vf, unsigned *ic)
+{
+	struct nv_decision dec;
+	struct nv_srcloc loc;
+	const char *want;
+	char text[48], *fn;
+	size_t len;
+	int none = 0;
+
+	if (!nv_decisions_on())
+		return 0;
+	nv_loop_srcloc(ls, l, &loc);
+	fn = xstrdup(LLVMGetValueName2(LLVMGetBasicBlockParent(LLVMGetInstructionParent(at)), &len));
+	want = nv_decision_begin(&dec, "vectorize", &loc, fn);
+	if (want) {
+		unsigned v, i;
+		int n = -1;
+
+		if (!strcmp(want, "none"))
+			none = 1;
+		else if (sscanf(want, "vf=%u ic=%u%n", &v, &i, &n) == 2 && n == (int)strlen(want) && v >= 1 &&
+		         v <= 16 && !(v & (v - 1)) && i >= 1 && i <= 16 && v * i >= 2)
+			*vf = v, *ic = i;
+		else
+			nv_warn("decision '%s %s': not a vectorize choice (none, or vf=N ic=M: N a power of two "
+			        "up to 16, M up to 16)", dec.key, want);
+	}
+	if (none)
+		snprintf(text, sizeof(text), "none");
+	else
+		snprintf(text, sizeof(text), "vf=%u ic=%u", *vf, *ic);
+	nv_decision_end(&dec, text);
+	free(fn);
+	if (none)
+		missed(at, "Decisions", where, "as -decisions says");
+	return none;
+}
+
 /* Decide loop l of function fi; a candidate is appended to st->c. */
 static void
 decide(struct state *st, unsigned fi, const struct nv_loops *ls, unsigned l,
@@ -443,6 +486,8 @@ decide(struct state *st, unsigned fi, const struct nv_loops *ls, unsigned l,
 	for (unsigned k = 2; k <= (unsigned)max_ic; k *= 2)
 		if (!lv || fits(st, base, estimate(peak, inv, vf * k)))
 			ic = k;
+	if (replay(ls, l, at, where, &vf, &ic))
+		return;
 	est = estimate(peak, inv, vf * ic);
 	st->c = xrealloc(st->c, (st->nc + 1) * sizeof(*st->c));
 	c = &st->c[st->nc++];
