@@ -363,11 +363,15 @@ plan_explain(struct nv_plan *p)
 		e.arch = d.arch;
 		e.explain = x;
 		nv_plan_add(p, &e);
-		/* the what-ifs: the build's compile, replaying a changed file */
+		/* the what-ifs: the build's compile, replaying a changed file,
+		 * from the explain compile's front end (a .cu source's: value
+		 * names and line tables change no code) */
 		for (unsigned k = 0; k < NV_EXPLAIN_WHATIFS; k++) {
 			struct nv_job w = p->jobs[i];
 			char *what = xasprintf("whatif%u", k + 1);
 
+			if (!nv_drv.lang && !strcmp(nv_drv_ext(d.input), "cu"))
+				w.input = xasprintf("%s/%s.0-cudafe.bc", nv_plan_tmp_dir(p), d.base);
 			w.base = xasprintf("%s.%s", stem, what);
 			x->variant[k] = run_file(p, w.base, "dec");
 			x->whatif_ptx[k] = run_file(p, w.base, "ptx");

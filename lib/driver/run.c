@@ -237,9 +237,11 @@ split_parts(const struct nv_device *d, unsigned *nparts)
 
 /* Every file the job may write in tmp, for cleanup (and the signal hook). */
 static void
-job_paths(const struct nv_device *d, unsigned nparts, struct nv_strv *paths)
+job_paths(const struct nv_job *j, const struct nv_device *d, unsigned nparts, struct nv_strv *paths)
 {
-	if (d->fe_out)
+	/* --explain's compile leaves its front end's module to the what-ifs
+	 * (the run's directory goes whole at the end) */
+	if (d->fe_out && !j->explain_ir)
 		nv_strv_push(paths, d->fe_out);
 	if (d->fe_deps)
 		nv_strv_push(paths, d->fe_deps);
@@ -400,7 +402,7 @@ device_chains(const struct nv_job *j)
 	unsigned nparts = parts_wanted();
 	int rc = 0, ndefs;
 
-	job_paths(d, nparts, &paths);
+	job_paths(j, d, nparts, &paths);
 	nv_drv_sig_paths(&paths);
 	if (d->fe_trace)
 		nv_strv_push(&paths, d->fe_trace);
