@@ -85,9 +85,11 @@ static int
 ptxas(const struct nv_job *j, int sm, unsigned cap, const char *ptx, const char *cubin, char **text)
 {
 	struct nv_strv av = { 0 };
+	char *prog = nv_cuda_tool(&nv_drv_cuda, "ptxas", "--explain");
 	int rc;
 
-	nv_strv_push(&av, nv_cuda_tool(&nv_drv_cuda, "ptxas", "--explain"));
+	nv_strv_push(&av, prog);
+	free(prog);
 	nv_strv_pushf(&av, "-arch=sm_%d", sm);
 	nv_strv_push(&av, "-m64");
 	nv_strv_push(&av, "-v");
@@ -253,7 +255,7 @@ text_kernel(const struct kernel *k, const char *src, int sm)
 	} else {
 		for (const char *l = k->peak; l < k->peak + k->peak_len;) {
 			const char *nl = strchr(l, '\n');
-			size_t n = (size_t)(nl - l);
+			size_t n;
 
 			l += strspn(l, " ");
 			n = (size_t)(nl - l);
