@@ -5,6 +5,7 @@
 #include <llvm-c/TargetMachine.h>
 
 #include "base/cli.h"
+#include "base/decisions.h"
 #include "base/diag.h"
 #include "base/io.h"
 #include "base/knobs.h"
@@ -35,6 +36,7 @@ main(int argc, char **argv)
 		.inputs = "[input]",
 		.stage = NV_STAGE_REMAT,
 		.writes_bitcode = 1,
+		.decides = 1,
 		.opts = opts,
 	};
 	struct nv_remat_opts o;
@@ -60,7 +62,8 @@ main(int argc, char **argv)
 		nv_remat_module(m, &o);
 		rc = nv_io_verify(m, "module after nv-remat");
 	}
-	rc = rc || nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
+	rc = rc || nv_decisions_finish(m, "remat") ||
+	     nv_io_write_module(m, cli.output, cli.text, cli.force) || nv_remarks_finish();
 	LLVMDisposeModule(m);
 	LLVMContextDispose(ctx);
 	nv_exit(rc ? NV_EXIT_ERROR : NV_EXIT_OK);

@@ -102,10 +102,16 @@ figure() {
 @test "--explain's what-ifs: each undoes one decision of the kernel, nearest the peak first, and its figures are a real compile's" {
 	need_cuda
 	explained
-	# big: three of its unroll decisions, each a line "what if the loop at
-	# FILE:LINE stays rolled (STAGE: CHOICE): R registers (+-D), ..."
-	[ "$(grep -c "kernel '_Z3bigPfPKfi': what if the loop at x.cu:[0-9]* stays rolled (unroll" <<<"$stderr")" -eq 3 ] ||
+	# big: three of its decisions, each a line "what if the loop at
+	# FILE:LINE stays rolled (STAGE: CHOICE): R registers (+-D), ..." or
+	# "what if remat aims at N register units (remat: target=M): ..."
+	[ "$(grep -c "kernel '_Z3bigPfPKfi': what if " <<<"$stderr")" -eq 3 ] || fail "$stderr"
+	# flat has no loop: nv-remat aimed at the next step's share of its
+	# target, then its calls inlined; none costs it registers, and it says so
+	grep -qE "kernel '_Z4flatP6float4PKS_i': what if remat aims at [0-9]+ register units \(remat: target=[0-9]+\): " <<<"$stderr" ||
 		fail "$stderr"
+	grep -qF "kernel '_Z4flatP6float4PKS_i': what if the call at x.cu:49 stays a call (callee=_ZL11make_float4ffff): " <<<"$stderr"
+	grep -qxF "x.cu:42: kernel '_Z4flatP6float4PKS_i': none of these decisions costs it registers" <<<"$stderr"
 	# the loop around the peak (line 9) or the peak's own line first in the
 	# choice; the report sorts by registers
 	line=$(grep -F "kernel '_Z3bigPfPKfi': what if the loop at x.cu:8 stays rolled (unroll-P: full count=48): " <<<"$stderr")
@@ -144,18 +150,20 @@ assert b["peak"]["at"] == "x.cu:11" and b["peak"]["loops"][0]["at"] == "x.cu:9",
 acc = [v for v in b["peak"]["live"] if v["what"] == "acc (carried float)"][0]
 assert acc["count"] == 48 and acc["units"] == 48 and acc["type"] == "float" and acc["lines"] == "line 11", acc
 assert [r["by"] for r in b["ladder"]] == ["launch_bounds"] * 3, b["ladder"]
-assert len(b["whatifs"]) == 3 and all(w["registers"] is not None and w["now"].endswith(" none mark=now") for w in b["whatifs"]), b["whatifs"]
+assert len(b["whatifs"]) == 3 and all(w["registers"] is not None and (w["now"].endswith(" none mark=now") or " target=" in w["now"]) for w in b["whatifs"]), b["whatifs"]
 assert b["ptx_instructions"] > 0 and all(w["ptx_instructions"] > 0 for w in b["whatifs"]), b
 assert all(r["blocks"] == r["min_blocks"] for r in b["ladder"]), b["ladder"]
 w = ks["_Z4widePfPKfi"]
 assert all(r["registers"] <= r["maxrregcount"] for r in w["ladder"]) and w["ladder"], w["ladder"]
 print(len(ks), b["registers"])
+f = ks["_Z4flatP6float4PKS_i"]
+assert [w["now"].split()[-1].startswith("target=") for w in f["whatifs"]].count(True) == 1, f["whatifs"]
 ' <<<"$stderr"
 	assert_success
-	[[ "$output" == "3 "* ]] || fail "$output"
+	[[ "$output" == "4 "* ]] || fail "$output"
 	# the text gives the same registers
 	explained
-	figure _Z3bigPfPKfi " on sm_90: ${output#3 } registers"
+	figure _Z3bigPfPKfi " on sm_90: ${output#4 } registers"
 }
 
 # bats test_tags=slow

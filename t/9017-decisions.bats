@@ -36,7 +36,9 @@ EOF2
 	grep -qE '^unroll x\.cu:9 in _Z3bigPfPKfi ' d1.txt
 	grep -qE '^unroll-D x\.cu:9 in _Z3bigPfPKfi ' d1.txt
 	grep -qE '^inline x\.cu:34 in _Z5smallPi yes callee=' d1.txt
-	run awk '!/^(unroll-P|unroll|unroll-D|inline) [^ ]+:[0-9]+(#[0-9]+)? in [^ ]+ [a-z]/' d1.txt
+	# nv-remat's target, at the function's first line
+	grep -qE '^remat x\.cu:4 in _Z3bigPfPKfi target=[0-9]+$' d1.txt
+	run awk '!/^(unroll-P|unroll|unroll-D|inline|vectorize|remat) [^ ]+:[0-9]+(#[0-9]+)? in [^ ]+ [a-z]/' d1.txt
 	assert_output ""
 	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o replayed.ptx -decisions d1.txt -save-decisions d2.txt
 	assert_success
@@ -152,4 +154,18 @@ EOF2
 	[[ "$stderr" == "nv-vectorize: warning: decision 'vectorize vec.cu:3 in _Z1vPfPKfi vf=3 ic=1': not a vectorize choice"* ]] ||
 		fail "$stderr"
 	cmp v1.ptx v5.ptx
+}
+
+@test "nv-remat's target: saved at the function's line, replayed, and an edited target is the one it aims at" {
+	nvcc-lite -arch=sm_90 -ptx x.cu -o r1.ptx -save-decisions d1.txt
+	t=$(sed -n 's/^remat x\.cu:19 in _Z4widePfPKfi target=\([0-9]*\)$/\1/p' d1.txt)
+	[ -n "$t" ] || fail "$(cat d1.txt)"
+	sed "s/^remat x.cu:19 in _Z4widePfPKfi target=$t\$/remat x.cu:19 in _Z4widePfPKfi target=$((t - 7))/" d1.txt > d2.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o r2.ptx -decisions d2.txt -save-decisions d3.txt \
+		-Xcicc -pass-remarks-analysis=nv-remat
+	assert_success
+	grep -qF "target $((t - 7)) (as -decisions says)" <<<"$stderr" || fail "$stderr"
+	grep -qxF "remat x.cu:19 in _Z4widePfPKfi target=$((t - 7))" d3.txt
+	# the others as saved
+	diff <(grep -v '^remat x.cu:19 ' d1.txt) <(grep -v '^remat x.cu:19 ' d3.txt)
 }

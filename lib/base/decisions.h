@@ -7,9 +7,9 @@
  *     STAGE FILE:LINE[#K] in FUNCTION CHOICE...
  *
  * STAGE names the stage and its run (inline, unroll-P, vectorize, unroll,
- * unroll-D),
+ * unroll-D, remat),
  * FILE:LINE the source position of what was decided (a loop's start, a
- * call), #K the K-th place of that stage with that position in that
+ * call, a function's start), #K the K-th place of that stage with that position in that
  * function (K > 1: a line the unroller copied, two calls on one line),
  * FUNCTION the function it is in, CHOICE the stage's words for what it
  * chose.  A place without a source position (no line tables) is neither

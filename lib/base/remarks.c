@@ -260,3 +260,20 @@ nv_srcloc_of(LLVMValueRef i, struct nv_srcloc *loc)
 	loc->line = LLVMDILocationGetLine(md);
 	loc->col = LLVMDILocationGetColumn(md);
 }
+
+void
+nv_srcloc_of_function(LLVMValueRef f, struct nv_srcloc *loc)
+{
+	LLVMMetadataRef sp = LLVMGetSubprogram(f), file;
+	unsigned len = 0;
+
+	memset(loc, 0, sizeof(*loc));
+	if (!sp)
+		return;
+	file = LLVMDIScopeGetFile(sp);
+	if (file) {
+		loc->file = LLVMDIFileGetFilename(file, &len);
+		loc->len = len;
+	}
+	loc->line = LLVMDISubprogramGetLine(sp);
+}

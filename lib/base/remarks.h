@@ -30,6 +30,9 @@ struct nv_srcloc {
 };
 /* Instruction i's debug location (all zero when it has none). */
 void nv_srcloc_of(LLVMValueRef i, struct nv_srcloc *loc);
+/* Where function f starts in the source: its DISubprogram's line (all zero
+ * when it has none). */
+void nv_srcloc_of_function(LLVMValueRef f, struct nv_srcloc *loc);
 /* nv_remark at a source position: loc, when it has a line, stands for the
  * debug location of `at` (a loop's start, say). */
 void nv_remark_loc(enum nv_remark_kind kind, const char *pass, const char *name, LLVMValueRef at,

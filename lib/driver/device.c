@@ -139,6 +139,11 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 			nv_strv_push(av, "-g");
 		else if (nv_drv.lineinfo || b->job->explain_ir)
 			nv_strv_push(av, "-lineinfo");
+		/* nv-remat's decisions are keyed by lines: the tables go
+		 * through the cut, and the codegen half drops them */
+		else if (strstr(s->args, "-stop-after") &&
+		         (nv_drv.save_decisions || nv_drv.decisions || b->job->decisions))
+			nv_strv_push(av, "-lineinfo");
 		if (b->job->kind == NV_OUT_CUBIN && !strstr(s->args, "-stop-after"))
 			nv_strv_push(av, "-cubin");
 		if (b->job->kind == NV_OUT_CUBIN && nv_drv.rdc)
@@ -147,7 +152,8 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 			nv_strv_pushf(av, "-Xptxas=%s", nv_drv.xptxas.v[i]);
 	}
 	if ((b->job->decisions || nv_drv.decisions) &&
-	    (s->stage == NV_STAGE_UNROLL || s->stage == NV_STAGE_INLINE || s->stage == NV_STAGE_VECTORIZE))
+	    (s->stage == NV_STAGE_UNROLL || s->stage == NV_STAGE_INLINE || s->stage == NV_STAGE_VECTORIZE ||
+	     s->stage == NV_STAGE_REMAT))
 		nv_strv_pushf(av, "-decisions=%s", b->job->decisions ? b->job->decisions : nv_drv.decisions);
 	for (size_t i = 0; i < nv_drv.xcicc.n; i++)
 		if (knob_for(nv_drv.xcicc.v[i], s->stage) ||
@@ -278,7 +284,7 @@ remark_files(struct nv_drv_chain *c, const char *base, size_t first)
 	}
 }
 
-/* -save-decisions: every step that decides (nv-unroll, nv-inline, nv-vectorize) writes
+/* -save-decisions: every step that decides (nv-inline, nv-unroll, nv-vectorize, nv-remat) writes
  * its lines to BASE.N-STAGE.dec in the run's directory; the run joins them
  * into the user's file. */
 static void
@@ -288,7 +294,7 @@ decision_files(struct nv_drv_chain *c, const char *tmp, const char *base, size_t
 		char *f;
 
 		if (strcmp(c->name[i], "nv-unroll") && strcmp(c->name[i], "nv-inline") &&
-		    strcmp(c->name[i], "nv-vectorize"))
+		    strcmp(c->name[i], "nv-vectorize") && strcmp(c->name[i], "nv-remat"))
 			continue;
 		f = xasprintf("-save-decisions=%s/%s.%zu-%s.dec", tmp, base, first + i, c->name[i]);
 		c->argv[i] = append(c->argv[i], f, NULL);

@@ -514,6 +514,7 @@ struct cand {
 	char *copy; /* what d's fields point into */
 	unsigned close;
 	int inline_;
+	unsigned target; /* a remat decision's new target (0: not one) */
 };
 
 static int
@@ -528,8 +529,9 @@ by_close(const void *a, const void *b)
 
 /* Kernel k's what-ifs from the build's decisions (lines[0..n)): its unroll
  * decisions that did unroll, nearest the peak first (a loop around it
- * first, then by lines in the peak's file, then the others), then its
- * calls inlined; each undone alone. */
+ * first, then by lines in the peak's file), nv-remat aiming at the next
+ * step's share of its target, its unroll decisions in other files, then
+ * its calls inlined; each undone alone. */
 static void
 pick_whatifs(struct kernel *k, char **lines, size_t n)
 {
@@ -545,7 +547,7 @@ pick_whatifs(struct kernel *k, char **lines, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		char *copy = xstrdup(lines[i]);
 		struct dline d;
-		unsigned line;
+		unsigned line, t;
 		int unroll;
 
 		if (dline_read(copy, &d) || strcmp(d.fn, k->use->name)) {
@@ -554,7 +556,15 @@ pick_whatifs(struct kernel *k, char **lines, size_t n)
 		}
 		line = flen ? place_line(d.place, at + 4, flen) : 0;
 		unroll = !strncmp(d.stage, "unroll", 6);
-		if ((unroll && strncmp(d.choice, "none", 4)) || (!strcmp(d.stage, "inline") && !strncmp(d.choice, "yes", 3))) {
+		/* remat aiming at the next step's share of what it aimed at */
+		if (!strcmp(d.stage, "remat") && k->use->step && sscanf(d.choice, "target=%u", &t) == 1 &&
+		    t * k->use->step / k->use->regs < t && t * k->use->step / k->use->regs > 0) {
+			c[nc].d = d;
+			c[nc].copy = copy;
+			c[nc].close = 1u << 29; /* after the unrolls in the peak's file */
+			c[nc++].target = t * k->use->step / k->use->regs;
+		} else if ((unroll && strncmp(d.choice, "none", 4)) ||
+		           (!strcmp(d.stage, "inline") && !strncmp(d.choice, "yes", 3))) {
 			c[nc].d = d;
 			c[nc].copy = copy;
 			/* a decision in another file than the peak's (a header's
@@ -573,7 +583,10 @@ pick_whatifs(struct kernel *k, char **lines, size_t n)
 		size_t keylen = strlen(d->text) - strlen(d->choice);
 
 		w->was = xstrdup(d->text);
-		if (c[i].inline_) {
+		if (c[i].target) {
+			w->now = xasprintf("%.*starget=%u", (int)keylen, d->text, c[i].target);
+			w->what = xasprintf("remat aims at %u register units (%s: %s)", c[i].target, d->stage, d->choice);
+		} else if (c[i].inline_) {
 			w->now = xasprintf("%.*sno%s", (int)keylen, d->text, d->choice + 3);
 			w->what = xasprintf("the call at %s stays a call (%s)", d->place, d->choice + 4);
 		} else {

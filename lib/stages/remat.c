@@ -9,6 +9,8 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 
+#include "../base/decisions.h"
+#include "../base/diag.h"
 #include "../base/knobs.h"
 #include "../base/remarks.h"
 #include "../base/util.h"
@@ -833,6 +835,40 @@ reg_target(const struct fn *s, unsigned now, const char **why, int *hard)
 	return now * 4 / 5;
 }
 
+/* -decisions: a replayed "target=N" for the function replaces the
+ * target; -save-decisions: the target taken is saved, "remat FILE:LINE in
+ * FUNCTION target=N" at the function's first line. */
+static void
+replay_target(const struct fn *s, unsigned *target, const char **why)
+{
+	struct nv_decision dec;
+	struct nv_srcloc loc;
+	const char *want;
+	char text[32], *name;
+	size_t len;
+
+	if (!nv_decisions_on())
+		return;
+	nv_srcloc_of_function(s->f, &loc);
+	name = xstrdup(LLVMGetValueName2(s->f, &len));
+	want = nv_decision_begin(&dec, "remat", &loc, name);
+	if (want) {
+		unsigned t;
+		int n = -1;
+
+		if (sscanf(want, "target=%u%n", &t, &n) == 1 && n == (int)strlen(want) && t >= 1 &&
+		    t <= 4 * NV_MAX_REGS_PER_THREAD) {
+			*target = t;
+			*why = "as -decisions says";
+		} else {
+			nv_warn("decision '%s %s': not a remat choice (target=N, register units)", dec.key, want);
+		}
+	}
+	snprintf(text, sizeof(text), "target=%u", *target);
+	nv_decision_end(&dec, text);
+	free(name);
+}
+
 static int
 main_loop(struct fn *s)
 {
@@ -860,6 +896,7 @@ main_loop(struct fn *s)
 				fprintf(stderr, "Func %s: maxIn = %u, maxOut = %u\n", value_name(s->f), maxin,
 				        maxout);
 			target = reg_target(s, s->lv.max_units > maxin ? s->lv.max_units : maxin, &why, &hard);
+			replay_target(s, &target, &why);
 			nv_remark(NV_REMARK_ANALYSIS, PASS, "Pressure", s->f,
 			          "most register units live into a block: %u (peak %u); target %u (%s)", maxin,
 			          s->lv.max_units, target, why);
