@@ -30,12 +30,12 @@
 #include "../stages/pipeline.h"
 #include "../stages/split.h"
 #include "chain.h"
+#include "explain.h"
 #include "flags.h"
 #include "frontend.h"
 #include "hcache.h"
 #include "job.h"
 #include "pch.h"
-#include "explain.h"
 #include "usage.h"
 
 /* --- a DEVICE job's chains, as planned but for the run's parts --- */
