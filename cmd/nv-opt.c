@@ -9,6 +9,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "base/cli.h"
+#include "base/decisions.h"
 #include "base/diag.h"
 #include "base/io.h"
 #include "base/knobs.h"
@@ -168,6 +169,7 @@ main(int argc, char **argv)
 		.inputs = "[input]",
 		.stage = NV_STAGE_OPT,
 		.writes_bitcode = 1,
+		.decides = 1,
 		.opts = opts,
 	};
 	LLVMContextRef ctx;
@@ -206,7 +208,9 @@ main(int argc, char **argv)
 	}
 	if (!rc && !disable_output)
 		rc = nv_io_write_module(m, cli.output, cli.text, cli.force);
-	rc = rc || nv_remarks_finish();
+	/* the unswitch engine's places are checked where it ran */
+	rc = rc || nv_decisions_finish(m, text && strstr(text, "loop-unswitch") ? "unswitch" : "") ||
+	     nv_remarks_finish();
 	if (tm)
 		LLVMDisposeTargetMachine(tm);
 	LLVMDisposeModule(m);

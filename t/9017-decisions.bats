@@ -38,7 +38,7 @@ EOF2
 	grep -qE '^inline x\.cu:34 in _Z5smallPi yes callee=' d1.txt
 	# nv-remat's target, at the function's first line
 	grep -qE '^remat x\.cu:4 in _Z3bigPfPKfi target=[0-9]+$' d1.txt
-	run awk '!/^(unroll-P|unroll|unroll-D|inline|vectorize|remat) [^ ]+:[0-9]+(#[0-9]+)? in [^ ]+ [a-z]/' d1.txt
+	run awk '!/^(unroll-P|unroll|unroll-D|inline|unswitch|vectorize|remat) [^ ]+:[0-9]+(#[0-9]+)? in [^ ]+ [a-z]/' d1.txt
 	assert_output ""
 	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o replayed.ptx -decisions d1.txt -save-decisions d2.txt
 	assert_success
@@ -168,4 +168,31 @@ EOF2
 	grep -qxF "remat x.cu:19 in _Z4widePfPKfi target=$((t - 7))" d3.txt
 	# the others as saved
 	diff <(grep -v '^remat x.cu:19 ' d1.txt) <(grep -v '^remat x.cu:19 ' d3.txt)
+}
+
+@test "the unswitch engine's choices: a uniform branch offered (yes), replayed; no keeps the loop whole, and its copies' lines match nothing" {
+	cat > us.cu <<'EOF2'
+__global__ void u(float *o, const float *a, int n, int mode)
+{
+	for (int i = threadIdx.x; i < n; i += blockDim.x) {
+		if (mode)
+			o[i] = a[i] * 2.0f;
+		else
+			o[i] = a[i] + 1.0f;
+	}
+}
+EOF2
+	nvcc-lite -arch=sm_90 -ptx us.cu -o u1.ptx -save-decisions d1.txt
+	grep -qxF "unswitch us.cu:4 in _Z1uPfPKfii yes" d1.txt
+	# unswitched: the loop's two copies each have their decisions (#2)
+	grep -qE '^unroll us\.cu:3#2 in _Z1uPfPKfii ' d1.txt
+	nvcc-lite -arch=sm_90 -ptx us.cu -o u2.ptx -decisions d1.txt -save-decisions d2.txt
+	cmp u1.ptx u2.ptx
+	cmp d1.txt d2.txt
+	sed 's/^unswitch us.cu:4 in _Z1uPfPKfii yes$/unswitch us.cu:4 in _Z1uPfPKfii no/' d1.txt > d3.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx us.cu -o u3.ptx -decisions d3.txt -Xcicc -pass-remarks-missed=loop-unswitch
+	assert_success
+	grep -qF "loop not unswitched on '%.not = icmp eq i32 %3, 0': as -decisions says" <<<"$stderr" || fail "$stderr"
+	grep -qF "decision 'unroll us.cu:3#2 in _Z1uPfPKfii none' matched nothing" <<<"$stderr" || fail "$stderr"
+	! cmp -s u1.ptx u3.ptx
 }

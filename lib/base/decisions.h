@@ -6,8 +6,8 @@
  *
  *     STAGE FILE:LINE[#K] in FUNCTION CHOICE...
  *
- * STAGE names the stage and its run (inline, unroll-P, vectorize, unroll,
- * unroll-D, remat),
+ * STAGE names the stage and its run (inline, unroll-P, unswitch, vectorize,
+ * unroll, unroll-D, remat),
  * FILE:LINE the source position of what was decided (a loop's start, a
  * call, a function's start), #K the K-th place of that stage with that position in that
  * function (K > 1: a line the unroller copied, two calls on one line),

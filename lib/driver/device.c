@@ -153,7 +153,7 @@ stage_argv(const struct build *b, const struct nv_pipe_step *s)
 	}
 	if ((b->job->decisions || nv_drv.decisions) &&
 	    (s->stage == NV_STAGE_UNROLL || s->stage == NV_STAGE_INLINE || s->stage == NV_STAGE_VECTORIZE ||
-	     s->stage == NV_STAGE_REMAT))
+	     s->stage == NV_STAGE_REMAT || strstr(s->args, "-pipeline=unswitch")))
 		nv_strv_pushf(av, "-decisions=%s", b->job->decisions ? b->job->decisions : nv_drv.decisions);
 	for (size_t i = 0; i < nv_drv.xcicc.n; i++)
 		if (knob_for(nv_drv.xcicc.v[i], s->stage) ||
@@ -284,7 +284,7 @@ remark_files(struct nv_drv_chain *c, const char *base, size_t first)
 	}
 }
 
-/* -save-decisions: every step that decides (nv-inline, nv-unroll, nv-vectorize, nv-remat) writes
+/* -save-decisions: every step that decides (nv-inline, nv-opt's unswitch, nv-unroll, nv-vectorize, nv-remat) writes
  * its lines to BASE.N-STAGE.dec in the run's directory; the run joins them
  * into the user's file. */
 static void
@@ -292,9 +292,12 @@ decision_files(struct nv_drv_chain *c, const char *tmp, const char *base, size_t
 {
 	for (size_t i = 0; i < c->n; i++) {
 		char *f;
+		int unswitch = 0;
 
+		for (char **a = c->argv[i]; *a && !unswitch; a++)
+			unswitch = !strcmp(*a, "-pipeline=unswitch");
 		if (strcmp(c->name[i], "nv-unroll") && strcmp(c->name[i], "nv-inline") &&
-		    strcmp(c->name[i], "nv-vectorize") && strcmp(c->name[i], "nv-remat"))
+		    strcmp(c->name[i], "nv-vectorize") && strcmp(c->name[i], "nv-remat") && !unswitch)
 			continue;
 		f = xasprintf("-save-decisions=%s/%s.%zu-%s.dec", tmp, base, first + i, c->name[i]);
 		c->argv[i] = append(c->argv[i], f, NULL);

@@ -603,8 +603,8 @@ static const struct flag flags[] = {
 	{ "-brief-diag", "--brief-diagnostics", VALUE, "true|false", "accepted: clang's messages are as they are", set_brief },
 	{ "-res-usage", "--resource-usage", FLAG, NULL, "print each kernel's registers, stack and shared memory (ptxas -v) and its occupancy where a cubin is made", set_res_usage },
 	{ "-explain", "--explain", FLAG, NULL, "nvcc-lite's own: explain each kernel's registers: ptxas's figures and occupancy, where the most values are live and which, and what ptxas spills at the next occupancy steps (compiles each source again with line tables; the build's output is unchanged)", set_explain },
-	{ "-save-decisions", "--save-decisions", VALUE, "FILE", "nvcc-lite's own: write every choice nv-inline, nv-unroll, nv-vectorize and nv-remat took at a source line to FILE, a line each, to edit and give back with -decisions", set_save_decisions },
-	{ "-decisions", "--decisions", VALUE, "FILE", "nvcc-lite's own: nv-inline, nv-unroll, nv-vectorize and nv-remat take the choice FILE gives wherever one of its lines matches (-save-decisions' format), and decide the rest as usual", set_decisions },
+	{ "-save-decisions", "--save-decisions", VALUE, "FILE", "nvcc-lite's own: write every choice nv-inline, the unswitch engine, nv-unroll, nv-vectorize and nv-remat took at a source line to FILE, a line each, to edit and give back with -decisions", set_save_decisions },
+	{ "-decisions", "--decisions", VALUE, "FILE", "nvcc-lite's own: nv-inline, the unswitch engine, nv-unroll, nv-vectorize and nv-remat take the choice FILE gives wherever one of its lines matches (-save-decisions' format), and decide the rest as usual", set_decisions },
 	{ "-explain-format", "--explain-format", VALUE, "text|json", "--explain's output: text on stderr (default), or a JSON object a kernel, a line each (implies --explain)", set_explain_format },
 	/* the driver itself */
 	{ "-t", "--threads", VALUE, "N", "accepted: nvcc's threads for compiling several targets; nvcc-lite compiles them in turn", set_threads },

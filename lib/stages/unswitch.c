@@ -10,6 +10,7 @@
 #include <llvm-c/Support.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "../base/decisions.h"
 #include "../base/diag.h"
 #include "../base/knobs.h"
 #include "../base/remarks.h"
@@ -51,6 +52,7 @@ struct cand {
 	int guard;          /* it only guards an inner loop, and is not taken */
 	int outer_iv;       /* it is computed from an enclosing loop's phi, and is not taken */
 	unsigned pre;       /* hoisted() before the pass */
+	int decided_no;     /* -decisions said no */
 };
 
 struct state {
@@ -183,6 +185,31 @@ outer_iv(const struct nv_fn_loops *a, unsigned l, LLVMValueRef v, unsigned *budg
 }
 
 /* Hide the divergent invariant operand op of i; record i's invariant tests. */
+/* -decisions: a replayed "yes" offers the branch's condition to LLVM's
+ * unswitching whatever the rules say, "no" hides it; -save-decisions: the
+ * choice is saved, "unswitch FILE:LINE in FUNCTION yes|no". */
+static void
+replay(struct cand *c)
+{
+	struct nv_decision dec;
+	const char *want;
+	char *fn;
+	size_t len;
+
+	if (!nv_decisions_on())
+		return;
+	fn = xstrdup(LLVMGetValueName2(c->fn, &len));
+	want = nv_decision_begin(&dec, "unswitch", &c->loc, fn);
+	if (want && !strcmp(want, "yes"))
+		c->taken = 1, c->guard = c->outer_iv = 0;
+	else if (want && !strcmp(want, "no"))
+		c->taken = 0, c->decided_no = 1;
+	else if (want)
+		nv_warn("decision '%s %s': not an unswitch choice (yes or no)", dec.key, want);
+	nv_decision_end(&dec, c->taken ? "yes" : "no");
+	free(fn);
+}
+
 static void
 visit(struct state *st, const struct nv_fn_loops *a, const struct nv_uniform *u, unsigned l,
       LLVMValueRef fn, LLVMValueRef i, LLVMBuilderRef bld, int any)
@@ -210,9 +237,10 @@ visit(struct state *st, const struct nv_fn_loops *a, const struct nv_uniform *u,
 			st->c[st->nc] = (struct cand){ fn, v, a->ls.v[l].depth, { 0 }, uni, (uni || any) && !guard && !oiv, guard, oiv,
 				                       hoisted(a, v, a->ls.v[l].depth) };
 			nv_srcloc_of(i, &st->c[st->nc].loc);
+			replay(&st->c[st->nc]);
 			st->nc++;
 		}
-		if ((!uni && !any) || guard || oiv) {
+		if (cond ? !st->c[st->nc - 1].taken : ((!uni && !any) || guard || oiv)) {
 			LLVMTypeRef fty;
 			LLVMValueRef h = hide_fn(st->m, t, &fty);
 
@@ -324,6 +352,9 @@ report(struct state *st)
 			nv_remark_loc(NV_REMARK_MISSED, PASS, "OuterInductionVariable", c->fn, &c->loc,
 			              "loop not unswitched on '%s': it changes with an enclosing loop's induction variable "
 			              "(-nv-loop-unswitch-outer-iv=1 unswitches it)", name);
+		} else if (c->decided_no) {
+			nv_remark_loc(NV_REMARK_MISSED, PASS, "Decisions", c->fn, &c->loc,
+			              "loop not unswitched on '%s': as -decisions says", name);
 		} else if (!c->taken) {
 			nv_remark_loc(NV_REMARK_MISSED, PASS, "DivergentCondition", c->fn, &c->loc,
 			              "loop not unswitched on '%s': it may differ between the threads of a warp", name);
