@@ -92,6 +92,18 @@ EOF2
 	assert_success
 	[[ "$stderr" == "nv-unroll: warning: decision 'unroll-P x.cu:8 in _Z3bigPfPKfi sideways': not an unroll choice"* ]] || fail "$stderr"
 	cmp saved.ptx odd.ptx
+	# an empty file (or only comments) replays nothing: the plain build
+	printf '# nothing\n\n' > empty.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o empty.ptx -decisions empty.txt
+	assert_success
+	assert_equal "$stderr" ""
+	cmp saved.ptx empty.ptx
+	# a line cut short is not one: one error, no PTX
+	echo "unroll x.cu:8 in" > cut.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o cut.ptx -decisions cut.txt
+	assert_failure
+	[ ! -e cut.ptx ]
+	assert_one_error nvcc-lite
 	# not a line of the format: one error, no PTX
 	echo "garbage" > bad.txt
 	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o bad.ptx -decisions bad.txt

@@ -219,6 +219,27 @@ snapshot(const struct nv_liveness *lv, unsigned b, const uint64_t *s, LLVMValueR
 	}
 }
 
+/* One point of block b's walk, just before instruction `before` (NULL: the
+ * top): the crossing values in tmp and the block's own (ln values, lu
+ * units, lp predicates) raise the maxima *n, *u, *p; with pk, the point is
+ * kept when it has more units than any before. */
+static void
+point(const struct nv_liveness *lv, unsigned b, const uint64_t *tmp, LLVMValueRef before, unsigned ln,
+      unsigned lu, unsigned lp, unsigned *n, unsigned *u, unsigned *p, struct nv_live_peak *pk)
+{
+	unsigned cn = 0, cu = 0, cp = 0;
+
+	tally(lv, tmp, &cn, &cu, &cp);
+	cn += ln, cu += lu, cp += lp;
+	if (pk && cu > pk->units) {
+		pk->units = cu;
+		snapshot(lv, b, tmp, before, pk);
+	}
+	*n = cn > *n ? cn : *n;
+	*u = cu > *u ? cu : *u;
+	*p = cp > *p ? cp : *p;
+}
+
 /* The most values (and units, and predicates) live at once at any point
  * between the instructions of block b: walk it backwards from live-out,
  * live_before = (live_after - def) | uses.  Values local to the block are
@@ -240,7 +261,6 @@ pressure(struct nv_liveness *lv, unsigned b, uint64_t *tmp, struct nv_live_peak 
 	}
 	for (LLVMValueRef i = LLVMGetLastInstruction(g->bb[b]); i; i = LLVMGetPreviousInstruction(i)) {
 		unsigned vi = nv_ptrmap_get(&lv->index, i), li = nv_ptrmap_get(&lv->local, i);
-		unsigned cn = 0, cu = 0, cp = 0;
 
 		if (LLVMGetInstructionOpcode(i) == LLVMPHI)
 			break; /* phis are defined together at the top: counted below */
@@ -261,44 +281,20 @@ pressure(struct nv_liveness *lv, unsigned b, uint64_t *tmp, struct nv_live_peak 
 				ln++, lu += lv->local_units[ol], lp += lv->local_pred[ol];
 			}
 		}
-		tally(lv, tmp, &cn, &cu, &cp);
-		cn += ln, cu += lu, cp += lp;
-		if (pk && cu > pk->units) {
-			pk->units = cu;
-			snapshot(lv, b, tmp, i, pk);
-		}
-		n = cn > n ? cn : n;
-		u = cu > u ? cu : u;
-		p = cp > p ? cp : p;
+		point(lv, b, tmp, i, ln, lu, lp, &n, &u, &p, pk);
 	}
-	/* at the top, after the phis: the live-in values and the phis */
+	/* at the top, after the phis: the live-in values and the phis (a phi
+	 * used only in its block is no longer live above its def) */
 	for (LLVMValueRef i = LLVMGetFirstInstruction(g->bb[b]);
 	     i && LLVMGetInstructionOpcode(i) == LLVMPHI; i = LLVMGetNextInstruction(i)) {
-		unsigned vi = nv_ptrmap_get(&lv->index, i);
+		unsigned vi = nv_ptrmap_get(&lv->index, i), li = nv_ptrmap_get(&lv->local, i);
 
 		if (vi != NV_NONE)
 			SET(tmp, vi);
-	}
-	/* a phi used only in its block is no longer live above its def */
-	for (LLVMValueRef i = LLVMGetFirstInstruction(g->bb[b]);
-	     i && LLVMGetInstructionOpcode(i) == LLVMPHI; i = LLVMGetNextInstruction(i)) {
-		unsigned li = nv_ptrmap_get(&lv->local, i);
-
 		if (li != NV_NONE)
 			lv->local_live[li] = 0;
 	}
-	{
-		unsigned cn = 0, cu = 0, cp = 0;
-
-		tally(lv, tmp, &cn, &cu, &cp);
-		if (pk && cu > pk->units) {
-			pk->units = cu;
-			snapshot(lv, b, tmp, NULL, pk);
-		}
-		n = cn > n ? cn : n;
-		u = cu > u ? cu : u;
-		p = cp > p ? cp : p;
-	}
+	point(lv, b, tmp, NULL, 0, 0, 0, &n, &u, &p, pk);
 	if (pk)
 		return;
 	lv->block_max[b] = n;
