@@ -132,6 +132,36 @@ figure() {
 	! grep -qF "kernel '_Z5smallPi': what if" <<<"$stderr"
 }
 
+@test "--explain's what-ifs keep their own messages: a loop left rolled takes its remainder's decision lines with it, and nothing says so" {
+	need_cuda
+	# the t2 loop is unrolled at run time with a remainder loop (line 9's
+	# second copy); left rolled, the remainder's lines match nothing
+	cat > tri.cu <<'EOF'
+__global__ void tri(float *d, const float *a, const float *b, const float *c, int T, int NH)
+{
+	int t3 = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t3 >= T) return;
+	for (int h = 0; h < NH; h++)
+		for (int t = t3; t < T; t++) {
+			const float *ab = a + h * T * T + t * T, *db = b + h * T * T + t * T, *cb = c + h * T * T + t * T;
+			float acc = 0.0f, acc2 = 0.0f;
+			for (int t2 = 0; t2 <= t; t2++) {
+				acc += ab[t2] * ((t2 == t3 ? 1.0f : 0.0f) - ab[t3]) * db[t2];
+				acc2 += cb[t2] * db[t2 + 1];
+			}
+			d[h * T * T + t * T + t3] = acc * acc2;
+		}
+}
+EOF
+	nvcc-lite -arch=sm_90 -ptx tri.cu -o t.ptx -save-decisions d.txt
+	grep -qE '^unroll tri.cu:9 in _Z3triPfPKfS1_S1_ii runtime ' d.txt || fail "$(cat d.txt)"
+	grep -qE '^unroll(-D)? tri.cu:9#2 in ' d.txt || fail "$(cat d.txt)"
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx tri.cu -o t.ptx --explain
+	assert_success
+	grep -qF "what if the loop at tri.cu:9 stays rolled (unroll: runtime " <<<"$stderr" || fail "$stderr"
+	! grep -q 'matched nothing\|warning' <<<"$stderr" || fail "$stderr"
+}
+
 @test "--explain-format=json: a JSON object a kernel, with the same figures" {
 	need_cuda
 	command -v python3 >/dev/null || skip "python3 is not installed"

@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,14 +443,11 @@ out:
 
 /* One input to one output, as nvcc does it for each input it is given. */
 static int
-run_device(const struct nv_job *j)
+compile_device(const struct nv_job *j)
 {
 	size_t first = decision_paths.n;
 	int rc;
 
-	/* --explain's what-if for which its preparation found nothing to change */
-	if (j->whatif && access(j->decisions, F_OK))
-		return 0;
 	/* the pipeline and the virtual architecture, as nvcc -v shows cicc's */
 	if (nv_drv.verbose)
 		fprintf(stderr, "#$ %s -arch compute_%s\n", nv_pipe_name(nv_drv_pipe()), j->arch + 3);
@@ -465,14 +463,57 @@ run_device(const struct nv_job *j)
 		if (decision_paths.v)
 			decision_paths.v[first] = NULL;
 	}
-	/* a what-if that does not compile is a what-if without figures, not
-	 * a failed build */
-	if (rc && j->whatif) {
-		nv_warn("--explain: a what-if of '%s' did not compile", j->input);
-		unlink(j->output);
-		rc = 0;
-	}
 	return rc;
+}
+
+/* A what-if: the build's compile with one decision changed.  What its
+ * stages say is about the copy, not the user's build (a loop left rolled
+ * takes its remainder's decision lines with it: "matched nothing"), so it
+ * goes to a file beside the what-if's output; one that does not compile
+ * is a what-if without figures, not a failed build, and its first line
+ * says why. */
+static int
+run_whatif(const struct nv_job *j)
+{
+	char *log = xasprintf("%s.err", j->output);
+	int saved, fd, rc;
+
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (saved >= 0 && fd >= 0)
+		dup2(fd, 2);
+	if (fd >= 0)
+		close(fd);
+	rc = compile_device(j);
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+	}
+	if (rc) {
+		char line[512] = "";
+		FILE *f = fopen(log, "r");
+
+		if (f && fgets(line, sizeof(line), f))
+			line[strcspn(line, "\n")] = 0;
+		if (f)
+			fclose(f);
+		nv_warn("--explain: a what-if of '%s' did not compile%s%s", j->input, *line ? ": " : "", line);
+		unlink(j->output);
+	}
+	unlink(log);
+	free(log);
+	return 0;
+}
+
+static int
+run_device(const struct nv_job *j)
+{
+	if (!j->whatif)
+		return compile_device(j);
+	/* one for which --explain's preparation found nothing to change */
+	return access(j->decisions, F_OK) ? 0 : run_whatif(j);
 }
 
 /* --explain's what-ifs, jobs [from, to): at once, each beyond the first in
