@@ -115,12 +115,43 @@ EOF2
 	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o bad.ptx -decisions nothere.txt
 	assert_failure
 	[ ! -e bad.ptx ]
-	# one file is one target's
-	run --separate-stderr nvcc-lite -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-		-c x.cu -save-decisions two.txt
+	# a target line that names no GPU: one error
+	printf 'target compute_9x\n' > badt.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o bad.ptx -decisions badt.txt
 	assert_failure
-	assert_one_error nvcc-lite
-	[ ! -e two.txt ]
+	[ ! -e bad.ptx ]
+	[[ "$stderr" == *"badt.txt:1: not a target (target compute_XX): 'target compute_9x'"* ]] || fail "$stderr"
+}
+
+@test "several targets: a section a target, 'target compute_XX'; an edit in one changes that target's PTX alone; a section for a target not built is a warning" {
+	need_cuda
+	two=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
+	mkdir k1 k2
+	nvcc-lite "${two[@]}" -c x.cu -o a.o -save-decisions two.txt -keep -keep-dir k1
+	[ "$(grep -c '^target ' two.txt)" -eq 2 ] || fail "$(cat two.txt)"
+	[ "$(sed -n 1p two.txt)" = "target compute_80" ] || fail "$(cat two.txt)"
+	grep -qx "target compute_90" two.txt
+	# replayed whole: the same object
+	nvcc-lite "${two[@]}" -c x.cu -o b.o -decisions two.txt
+	cmp a.o b.o
+	# big's loop of line 8 left rolled in compute_80's section only
+	awk '/^unroll-P x.cu:8 in _Z3bigPfPKfi full / && !done { $0 = "unroll-P x.cu:8 in _Z3bigPfPKfi none mark=now"; done = 1 } 1' \
+		two.txt > e80.txt
+	[ "$(diff two.txt e80.txt | grep -c '^>')" -eq 1 ] || fail "$(diff two.txt e80.txt)"
+	nvcc-lite "${two[@]}" -c x.cu -o c.o -decisions e80.txt -keep -keep-dir k2
+	! cmp -s k1/x.compute_80.ptx k2/x.compute_80.ptx || fail "compute_80's PTX unchanged"
+	cmp k1/x.compute_90.ptx k2/x.compute_90.ptx
+	# the lines before any section are every target's
+	grep -v '^target ' e80.txt | awk '/^unroll-P x.cu:8 in _Z3bigPfPKfi/' > all.txt
+	nvcc-lite -arch=sm_90 -ptx x.cu -o all.ptx -decisions all.txt
+	nvcc-lite -arch=sm_90 -ptx x.cu -o plain.ptx
+	! cmp -s all.ptx plain.ptx || fail "an unsectioned line not taken"
+	# a section for a target the build does not compile
+	printf 'target compute_75\nunroll-P x.cu:8 in _Z3bigPfPKfi none mark=now\n' > e75.txt
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx x.cu -o s75.ptx -decisions e75.txt
+	assert_success
+	assert_equal "$stderr" "nvcc-lite: warning: e75.txt:2: decisions for target compute_75, which this build does not compile"
+	cmp s75.ptx plain.ptx
 }
 
 @test "the stages take -save-decisions and -decisions alone, as the driver gives them" {

@@ -290,6 +290,10 @@ nv_cli_parse(struct nv_cli *cli, int argc, char **argv)
 	if (save_decisions && nv_io_check_output(save_decisions))
 		nv_exit(NV_EXIT_ERROR);
 	nv_decisions_init(save_decisions, replay_decisions);
+	/* a replayed file's target sections are for the stage's -arch */
+	for (const struct nv_option *o = cli->opts; o && o->name; o++)
+		if (!strcmp(o->name, "arch") && o->type == NV_OPT_STR)
+			nv_decisions_target(*(const char **)o->dest);
 	if (cli->before_llvm)
 		cli->before_llvm();
 	nv_knobs_apply_llvm();

@@ -10,15 +10,17 @@
 #include "io.h"
 #include "util.h"
 
-/* A replayed line: its key, its choice, and whether a place took it. */
+/* A replayed line: its key, its choice, its target (NULL: every one), and
+ * whether a place took it. */
 struct line {
-	char *key, *choice;
+	char *key, *choice, *target;
 	unsigned lineno;
 	int taken;
 };
 
 static struct {
 	const char *save, *replay;
+	char *target;         /* this run's GPU, as a target line names it ("90a") */
 	struct line *lines;
 	size_t nlines;
 	struct nv_strv keys;  /* the places so far, for #K */
@@ -53,9 +55,41 @@ key_length(const char *s)
 	return (size_t)(p - s);
 }
 
+/* "compute_90a", "sm_90a" or "90a" -> "90a"; NULL when it is none. */
+static char *
+target_of(const char *name)
+{
+	const char *p = name;
+
+	if (!strncmp(p, "compute_", 8))
+		p += 8;
+	else if (!strncmp(p, "sm_", 3))
+		p += 3;
+	if (*p < '1' || *p > '9' || strspn(p, "0123456789") < 2 || strspn(p, "0123456789") > 3 ||
+	    (p[strspn(p, "0123456789")] && strcmp(p + strspn(p, "0123456789"), "a") &&
+	     strcmp(p + strspn(p, "0123456789"), "f")))
+		return NULL;
+	return xstrdup(p);
+}
+
+void
+nv_decisions_target(const char *arch)
+{
+	free(dc.target);
+	dc.target = arch ? target_of(arch) : NULL;
+}
+
+/* Does line l apply to this run? */
+static int
+applies(const struct line *l)
+{
+	return !l->target || (dc.target && !strcmp(l->target, dc.target));
+}
+
 void
 nv_decisions_init(const char *save_path, const char *replay_path)
 {
+	char *section = NULL;
 	char *data, *raw;
 	size_t len;
 	unsigned lineno = 0;
@@ -85,6 +119,17 @@ nv_decisions_init(const char *save_path, const char *replay_path)
 		l += strspn(l, " \t");
 		if (!*l || *l == '#')
 			continue;
+		/* "target compute_XX": the lines up to the next are that GPU's */
+		if (!strncmp(l, "target", 6) && (l[6] == ' ' || l[6] == '\t')) {
+			const char *t = l + 6 + strspn(l + 6, " \t");
+
+			free(section);
+			if (!(section = target_of(t))) {
+				nv_error("%s:%u: not a target (target compute_XX): '%s'", replay_path, lineno, l);
+				nv_exit(NV_EXIT_ERROR);
+			}
+			continue;
+		}
 		k = key_length(l);
 		if (!k || !l[k + strspn(l + k, " \t")]) {
 			nv_error("%s:%u: not a decision (STAGE FILE:LINE in FUNCTION CHOICE): '%s'", replay_path,
@@ -103,9 +148,42 @@ nv_decisions_init(const char *save_path, const char *replay_path)
 			p += strspn(p, " \t");
 		}
 		dc.lines = xrealloc(dc.lines, (dc.nlines + 1) * sizeof(*dc.lines));
-		dc.lines[dc.nlines++] = (struct line){ key, xstrdup(l + k + strspn(l + k, " \t")), lineno, 0 };
+		dc.lines[dc.nlines++] = (struct line){ key, xstrdup(l + k + strspn(l + k, " \t")),
+			                               section ? xstrdup(section) : NULL, lineno, 0 };
 	}
+	free(section);
 	free(data);
+}
+
+int
+nv_decisions_targets(const char **names, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < dc.nlines; i++) {
+		size_t k = 0;
+
+		if (!dc.lines[i].target)
+			continue;
+		for (; k < n; k++) {
+			char *t = target_of(names[k]);
+			int same = t && !strcmp(t, dc.lines[i].target);
+
+			free(t);
+			if (same)
+				break;
+		}
+		if (k == n) {
+			nv_warn("%s:%u: decisions for target compute_%s, which this build does not compile", dc.replay,
+			        dc.lines[i].lineno, dc.lines[i].target);
+			rc = -1;
+			/* once a section */
+			while (i + 1 < dc.nlines && dc.lines[i + 1].target &&
+			       !strcmp(dc.lines[i + 1].target, dc.lines[i].target))
+				i++;
+		}
+	}
+	return rc;
 }
 
 const char *
@@ -128,7 +206,7 @@ nv_decision_begin(struct nv_decision *d, const char *stage, const struct nv_srcl
 		free(place);
 	}
 	for (size_t i = 0; i < dc.nlines; i++)
-		if (!strcmp(dc.lines[i].key, d->key)) {
+		if (applies(&dc.lines[i]) && !strcmp(dc.lines[i].key, d->key)) {
 			dc.lines[i].taken = 1;
 			return dc.lines[i].choice;
 		}
@@ -171,7 +249,7 @@ nv_decisions_finish(LLVMModuleRef m, const char *stage)
 	int rc = 0;
 
 	for (size_t i = 0; i < dc.nlines; i++)
-		if (!dc.lines[i].taken && !strncmp(dc.lines[i].key, stage, sl) && dc.lines[i].key[sl] == ' ' &&
+		if (!dc.lines[i].taken && applies(&dc.lines[i]) && !strncmp(dc.lines[i].key, stage, sl) && dc.lines[i].key[sl] == ' ' &&
 		    defines(m, dc.lines[i].key))
 			nv_warn("%s:%u: decision '%s %s' matched nothing", dc.replay, dc.lines[i].lineno,
 			        dc.lines[i].key, dc.lines[i].choice);

@@ -14,6 +14,9 @@
  * FUNCTION the function it is in, CHOICE the stage's words for what it
  * chose.  A place without a source position (no line tables) is neither
  * saved nor replayed.  Blank lines and lines starting with '#' are skipped.
+ * A line "target compute_XX" (or sm_XX) makes the lines after it, up to
+ * the next such line, that GPU's alone: a build of several targets saves
+ * one section each; the lines before any apply to every target.
  *
  * A stage asks nv_decision_begin for each place, takes the replayed choice
  * when there is one (else its own), and tells nv_decision_end what it took.
@@ -30,6 +33,13 @@
 void nv_decisions_init(const char *save_path, const char *replay_path);
 /* True if decisions are saved or replayed. */
 int nv_decisions_on(void);
+/* This run's GPU (a stage's -arch: sm_90a): the replayed lines of other
+ * targets' sections are not this run's.  NULL: only the lines outside
+ * sections are. */
+void nv_decisions_target(const char *arch);
+/* Warn of each section of the replayed file for none of the n targets
+ * names; -1 if there was one. */
+int nv_decisions_targets(const char **names, size_t n);
 
 struct nv_decision {
 	char *key; /* "STAGE FILE:LINE[#K] in FUNCTION" (NULL: no position, nothing to do) */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/decisions.h"
 #include "../base/diag.h"
 #include "../base/io.h"
 #include "../base/proc.h"
@@ -410,10 +411,15 @@ nv_drv_plan(struct nv_plan *p)
 	for (size_t i = 0; i < nv_drv.inputs.n; i++)
 		langs_in |= lang_of(nv_drv.inputs.v[i]);
 	check_tools(row, langs_in);
-	/* a decision's line names no GPU: one file is one target's */
-	if ((nv_drv.save_decisions || nv_drv.decisions) && nv_drv.targets.n > 1)
-		nv_usage_error("%s takes one virtual architecture: %zu given",
-		               nv_drv.save_decisions ? "-save-decisions" : "-decisions", nv_drv.targets.n);
+	/* a replayed file's target sections, each for a target built */
+	if (nv_drv.decisions) {
+		const char **names = xcalloc(nv_drv.targets.n + 1, sizeof(*names));
+
+		for (size_t i = 0; i < nv_drv.targets.n; i++)
+			names[i] = nv_drv.targets.v[i].virt;
+		nv_decisions_targets(names, nv_drv.targets.n);
+		free(names);
+	}
 	p->dir = nv_drv_self_dir();
 	/* -keep's files are made in the run's directory too, where no one
 	 * else can have put a link, and put in the keep directory at the end

@@ -145,7 +145,9 @@ join_of(const struct nv_device *d, char **parts, size_t n, struct nv_drv_chain *
  * opt's): those are dropped. */
 static struct nv_strv remark_paths;
 
-static struct nv_strv decision_paths; /* -save-decisions: the steps' files, in the order they ran */
+/* -save-decisions: the steps' files, in the order they ran, and before
+ * each target's a line "\ttarget compute_XX" when the build has several */
+static struct nv_strv decision_paths;
 
 static void
 remember_remarks(const struct nv_drv_chain *c)
@@ -171,7 +173,10 @@ join_decisions(size_t from, size_t to, const char *path)
 		char *data;
 		size_t n;
 
-		if (nv_io_slurp(decision_paths.v[i], &data, &n)) {
+		if (decision_paths.v[i][0] == '\t') {
+			data = xasprintf("%s\n", decision_paths.v[i] + 1);
+			n = strlen(data);
+		} else if (nv_io_slurp(decision_paths.v[i], &data, &n)) {
 			free(all);
 			return -1;
 		}
@@ -448,6 +453,8 @@ compile_device(const struct nv_job *j)
 	size_t first = decision_paths.n;
 	int rc;
 
+	if (nv_drv.save_decisions && nv_drv.targets.n > 1 && !j->decisions_out && !j->whatif)
+		nv_strv_pushf(&decision_paths, "\ttarget compute_%s", j->arch + 3);
 	/* the pipeline and the virtual architecture, as nvcc -v shows cicc's */
 	if (nv_drv.verbose)
 		fprintf(stderr, "#$ %s -arch compute_%s\n", nv_pipe_name(nv_drv_pipe()), j->arch + 3);
