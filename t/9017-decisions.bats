@@ -154,6 +154,23 @@ EOF2
 	cmp s75.ptx plain.ptx
 }
 
+@test "-dryrun's script saves the decisions as the run does: each step's file appended, a section a target, -split-compile's parts in the loop" {
+	need_cuda
+	two=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
+	nvcc-lite "${two[@]}" -c x.cu -o a.o -save-decisions real.txt
+	nvcc-lite "${two[@]}" -c x.cu -o b.o -save-decisions script.txt -dryrun > s.sh
+	[ ! -e script.txt ]
+	sh s.sh
+	cmp real.txt script.txt
+	cmp a.o b.o
+	nvcc-lite -arch=sm_90 -ptx x.cu -o r.ptx -save-decisions r.txt -split-compile 2
+	nvcc-lite -arch=sm_90 -ptx x.cu -o s.ptx -save-decisions s.txt -split-compile 2 -dryrun > s2.sh
+	grep -q '^  cat .* >> "$tmp/decisions"$' s2.sh || fail "$(cat s2.sh)"
+	sh s2.sh
+	cmp r.txt s.txt
+	cmp r.ptx s.ptx
+}
+
 @test "the stages take -save-decisions and -decisions alone, as the driver gives them" {
 	# after Phase I, with line tables: the main unroll's loops still to decide
 	nvcc-lite -arch=sm_90 -emit-llvm -lineinfo x.cu -o x.bc

@@ -565,6 +565,31 @@ run_whatifs(const struct nv_plan *p, size_t from, size_t to)
 	}
 }
 
+/* -save-decisions in a -dryrun script: the lines of a chain's steps that
+ * decide, appended to the run's file that the script moves to the user's
+ * at the end (run_plan joins them so). */
+#define DRYRUN_DECISIONS NV_DRV_TMP_MARK "/decisions"
+
+static void
+print_decisions(const struct nv_drv_chain *c, const char *indent)
+{
+	struct nv_strv av = { 0 };
+	char *out[] = { DRYRUN_DECISIONS, NULL };
+
+	nv_strv_push(&av, "cat");
+	for (size_t i = 0; i < c->n; i++)
+		if (c->decisions[i])
+			nv_strv_push(&av, c->decisions[i]);
+	if (av.n > 1) {
+		fputs(indent, stdout);
+		nv_drv_print_cmd(stdout, av.v);
+		fputs(" >> ", stdout);
+		nv_drv_print_cmd(stdout, out);
+		putchar('\n');
+	}
+	nv_strv_free(&av);
+}
+
 /* A DEVICE job as -dryrun prints it, after the script's preamble: its
  * front end through the header cache's entry when one is fresh, Phase II
  * in parts as a loop over what nv-split writes. */
@@ -589,19 +614,25 @@ print_device(const struct nv_job *j)
 			putchar('\n');
 		}
 	}
+	if (nv_drv.save_decisions && nv_drv.targets.n > 1 && !j->decisions_out && !j->whatif)
+		printf("echo 'target compute_%s' >> \"$tmp\"/decisions\n", j->arch + 3);
 	nv_drv_show_chain(stdout, &d->p1, "");
+	print_decisions(&d->p1, "");
 	if (!d->p1_out)
 		return;
 	if (nparts <= 1) {
 		nv_drv_show_chain(stdout, &d->p2, "");
+		print_decisions(&d->p2, "");
 		return;
 	}
 	split_of(d, nparts, &c);
 	nv_drv_show_chain(stdout, &c, "");
 	printf("for p in \"$tmp\"/%s.split.*.bc; do\n  i=${p%%.bc}; i=${i##*.}\n", d->base);
 	nv_drv_show_chain(stdout, &d->part, "  ");
+	print_decisions(&d->part, "  ");
 	printf("done\n");
 	nv_drv_show_chain(stdout, &d->join, "");
+	print_decisions(&d->join, "");
 }
 
 /* --- a HOST job --- */
@@ -833,10 +864,13 @@ nv_drv_dryrun(struct nv_plan *p)
 
 		tmp |= j->temporary || j->inst_hi > j->inst_lo || (j->act == NV_ACT_DEVICE && j->dev->uses_tmp);
 	}
+	tmp |= nv_drv.save_decisions != NULL;
 	if (tmp && nv_drv.keep)
 		printf("tmp=%s\n", nv_shell_quote(p->tmp));
 	else if (tmp)
 		printf("tmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\n");
+	if (nv_drv.save_decisions)
+		printf(": > \"$tmp\"/decisions\n");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct nv_job *j = &p->jobs[i];
 		struct stat st;
@@ -859,6 +893,12 @@ nv_drv_dryrun(struct nv_plan *p)
 			nv_drv_print_cmd(stdout, av);
 			putchar('\n');
 		}
+	}
+	if (nv_drv.save_decisions) {
+		char *av[] = { "mv", "-f", DRYRUN_DECISIONS, (char *)nv_drv.save_decisions, NULL };
+
+		nv_drv_print_cmd(stdout, av);
+		putchar('\n');
 	}
 	return nv_drv_flush_stdout();
 }
