@@ -252,8 +252,13 @@ assert [w["now"].split()[-1].startswith("target=") for w in f["whatifs"]].count(
 	for k in 1 2 3; do
 		grep -F 'nv-unroll' <<<"$output" | grep -qF -- "-decisions=\"\$tmp/x.whatif$k.dec\"" || fail "what-if $k: $output"
 	done
-	# the build's own compile has line tables (nv-llc drops them) but not the names
-	! grep -vF 'explain' <<<"$output" | grep -qF -- '-fno-discard-value-names'
+	# the build's own compile is a plain one, its front end's command (and
+	# so its header-cache entries) a plain build's: no names, no line tables
+	build=$(grep -F -- '-o "$tmp/x.0-cudafe.bc"' <<<"$output")
+	[ -n "$build" ] || fail "$output"
+	[[ "$build" != *"-fno-discard-value-names"* && "$build" != *"-gline-tables-only"* ]] || fail "$build"
+	plain=$(nvcc-lite -arch=sm_90 -ptx x.cu -o x.ptx -dryrun | grep -F -- '-o "$tmp/x.0-cudafe.bc"')
+	assert_equal "$build" "$plain"
 }
 
 @test "--explain through the header cache (the explain compile's entries its own) says what it says without it" {

@@ -375,7 +375,7 @@ fe_chain(struct build *p, struct nv_drv_chain *c)
 		p->dev->fe_trace = tmp_path(p, "time-trace.json");
 	add_step(c, "front end", nv_drv_front_end(p->dir, p->job->arch, p->job->input, p->fe_out, p->fe_deps,
 	                                          &p->dev->dep, p->dev->fe_trace, p->job->quiet,
-	                                          p->job->explain_ir));
+	                                          p->job->explain_ir || p->job->whatif));
 	c->in[0] = xstrdup(p->job->input);
 	c->out[0] = xstrdup(p->fe_out);
 }
@@ -485,7 +485,7 @@ nv_drv_plan_device(struct nv_plan *pl, struct nv_job *j)
 		fe_chain(&b, &d->fe);
 		d->fe_out = b.fe_out;
 		d->fe_deps = b.fe_deps;
-		d->cache = nv_drv_fe_cache(b.dir, j->arch, 0, j->explain_ir);
+		d->cache = nv_drv_fe_cache(b.dir, j->arch, 0, j->explain_ir || j->whatif);
 		d->fe_at = d->cache ? argv_len(d->cache->flags) : 0;
 	}
 	phase1_chain(&b, &d->p1);

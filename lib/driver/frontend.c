@@ -212,9 +212,12 @@ front_end_flags(const char *dir, const char *arch, int user_includes, int host, 
 		/* without it clang keeps only line directives in device code */
 		nv_strv_push(av, "--cuda-noopt-device-debug");
 		nv_strv_push(av, "-g");
-	} else if (nv_drv.lineinfo || nv_drv.save_decisions || nv_drv.decisions || nv_drv.explain) {
+	} else if (nv_drv.lineinfo || nv_drv.save_decisions || nv_drv.decisions || names) {
 		/* decisions are keyed by source lines: nv-llc drops the tables
-		 * again before code generation unless -lineinfo keeps them */
+		 * again before code generation unless -lineinfo keeps them.
+		 * Under --explain alone, only its own compiles (names) need
+		 * them: the build's is a plain compile, the header cache's
+		 * entries a plain build's */
 		nv_strv_push(av, "-gline-tables-only");
 	}
 	if (!host && nv_drv.no_warnings)

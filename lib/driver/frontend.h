@@ -14,7 +14,8 @@
 /* The front end's command: src's device side for arch to a module in out,
  * its dependency file in deps, named for dep (deps NULL: none), its time
  * trace in trace (NULL: none); quiet: no warnings (an earlier compile of
- * src said them); names: clang keeps the values' names (--explain's compile). */
+ * src said them); names: clang keeps the values' names, and line tables for
+ * decisions (--explain's compile and what-ifs). */
 char **nv_drv_front_end(const char *dir, const char *arch, const char *src, const char *out, const char *deps,
                         const struct nv_deps *dep, const char *trace, int quiet, int names);
 /* What the header cache keys the front end's command for arch by (host: the
