@@ -332,3 +332,57 @@ EOF2
 	[[ "$stderr" == *"options file 'loop' includes itself"* ]] || fail "$stderr"
 	assert_file_not_exists k.ptx
 }
+
+@test "without a header-cache entry the front end goes first without clang's texture intrinsics unless the source names a fetch: a fetch it missed compiles through a second, whole compile, and the PTX and diagnostics are a whole compile's" {
+	need_cuda
+	printf '__global__ void k(int *p) { int unused_v; p[0] = 1; }\n' > plain.cu
+	printf '__global__ void k(float *o, cudaTextureObject_t t) { o[0] = tex2D<float>(t, 0.5f, 0.5f) + tex1Dfetch<float>(t, 3); }\n' > tex.cu
+	# the fetch in a library's header, which the source's text does not show
+	mkdir lib
+	printf 'static __device__ float fetch(cudaTextureObject_t t) { return tex1Dfetch<float>(t, 3); }\n' > lib/fetch.h
+	printf '#include <fetch.h>\n__global__ void k(float *o, unsigned long long t) { o[0] = fetch(t); }\n' > hidden.cu
+	# no fetch: one front end, the header left out; the PTX as with it
+	# (-MD writes the header among the dependencies: there it stays in)
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx plain.cu -o lean.ptx -no-cache -v
+	assert_success
+	[ "$(grep -c 'clang-22 .*-x cuda --cuda-device-only' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	grep 'clang-22 .*--cuda-device-only' <<<"$stderr" | grep -qF -- -D__CLANG_CUDA_TEXTURE_INTRINSICS_H__
+	nvcc-lite -arch=sm_90 -ptx plain.cu -o whole.ptx -no-cache -MD -MF plain.d
+	grep -q '__clang_cuda_texture_intrinsics.h' plain.d
+	cmp lean.ptx whole.ptx
+	# a fetch the source names: one whole front end
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx tex.cu -o tex.ptx -no-cache -v
+	assert_success
+	[ "$(grep -c 'clang-22 .*-x cuda --cuda-device-only' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	! grep -qF -- -D__CLANG_CUDA_TEXTURE_INTRINSICS_H__ <<<"$stderr" || fail "$stderr"
+	grep -q 'tex\.2d' tex.ptx
+	# a fetch it does not: the try fails, the whole compile says nothing of it
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx hidden.cu -I lib -o hidden.ptx -no-cache -v
+	assert_success
+	[ "$(grep -c 'clang-22 .*-x cuda --cuda-device-only' <<<"$stderr")" -eq 2 ] || fail "$stderr"
+	! grep -q 'error\|__nv_tex_surf_handler' <<<"$stderr" || fail "$stderr"
+	grep -q 'tex\.1d' hidden.ptx
+	nvcc-lite -arch=sm_90 -ptx hidden.cu -I lib -o hidden-whole.ptx -no-cache -MD -MF hidden.d
+	cmp hidden.ptx hidden-whole.ptx
+	# the host pass of an object too; the objects are those of compiles
+	# through an entry (the whole headers, precompiled)
+	for f in plain tex hidden; do
+		run --separate-stderr nvcc-lite -arch=sm_90 -c $f.cu -I lib -o $f-lean.o -no-cache -v
+		assert_success
+		n=$(grep -c 'clang-22 .*--cuda-host-only' <<<"$stderr")
+		[ "$n" -eq $([ $f = hidden ] && echo 2 || echo 1) ] || fail "$f: $stderr"
+		# the host side's entry is built on second use
+		NVCC_LITE_CACHE_DIR=$PWD/cache nvcc-lite -arch=sm_90 -c $f.cu -I lib -o $f-entry.o
+		run --separate-stderr env NVCC_LITE_CACHE_DIR=$PWD/cache nvcc-lite -arch=sm_90 -c $f.cu -I lib -o $f-entry.o -v
+		grep 'clang-22 .*--cuda-host-only' <<<"$stderr" | grep -q -- '-include-pch' || fail "$stderr"
+		cmp $f-lean.o $f-entry.o
+	done
+	# an error of the source's own: said once, as the whole compile says it
+	printf '__global__ void k(int *p) { p[0] = undeclared_x; }\n' > bad.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx bad.cu -o bad.ptx -no-cache
+	assert_failure
+	[ "$(grep -c "error: use of undeclared identifier 'undeclared_x'" <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	whole=$stderr
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx bad.cu -o bad.ptx -no-cache -MD -MF bad.d
+	assert_equal "$stderr" "$whole"
+}

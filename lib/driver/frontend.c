@@ -455,3 +455,104 @@ nv_drv_host_cc(int c)
 	free(prog);
 	return path;
 }
+
+/* ---- texture fetches: which compiles need clang's texture intrinsics ---- */
+
+/* The text of path, quietly (NULL: none, or over 4 MiB). */
+static char *
+read_quiet(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	text = xmalloc((4u << 20) + 1);
+	n = fread(text, 1, 4u << 20, f);
+	if (!feof(f) || ferror(f)) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	fclose(f);
+	text[n] = '\0';
+	return text;
+}
+
+static int
+ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Does text name a texture or surface function or type (tex2D, tex1Dfetch,
+ * surf2Dwrite, texCubemap, cudaTextureObject_t, texture<...>)? */
+static int
+names_textures(const char *text)
+{
+	static const char *const words[] = { "tex", "surf", "cudaTextureObject_t", "cudaSurfaceObject_t", NULL };
+
+	for (const char *p = text; *p; p++) {
+		if (p > text && ident_char(p[-1]))
+			continue;
+		for (size_t w = 0; words[w]; w++) {
+			size_t n = strlen(words[w]);
+			char c;
+
+			if (strncmp(p, words[w], n))
+				continue;
+			c = p[n];
+			if (w >= 2 ? !ident_char(c)
+			           : (c == '1' || c == '2' || c == '3' || c == 'C' || c == '<' ||
+			              !strncmp(p + n, "ture<", 5) || !strncmp(p + n, "ace<", 4)))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* src, or a file it includes by a quoted name found beside the file that
+ * names it (depth at most 4, 64 files), names a texture or surface fetch. */
+static int
+scan_textures(const char *path, int depth, int *budget)
+{
+	char *text, *dir;
+	const char *slash;
+	int found;
+
+	if (--*budget < 0 || !(text = read_quiet(path)))
+		return 0;
+	found = names_textures(text);
+	slash = strrchr(path, '/');
+	dir = slash ? xasprintf("%.*s", (int)(slash - path + 1), path) : xstrdup("");
+	for (char *l = text; !found && depth < 4 && l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *p = l + strspn(l, " \t"), *q, *nl;
+		char *name;
+
+		if (*p != '#')
+			continue;
+		p += 1 + strspn(p + 1, " \t");
+		if (strncmp(p, "include", 7))
+			continue;
+		p += 7 + strspn(p + 7, " \t");
+		q = *p == '"' ? strchr(p + 1, '"') : NULL;
+		nl = strchr(p, '\n');
+		if (!q || (nl && q > nl))
+			continue;
+		name = xasprintf("%s%.*s", p[1] == '/' ? "" : dir, (int)(q - p - 1), p + 1);
+		found = scan_textures(name, depth + 1, budget);
+		free(name);
+	}
+	free(dir);
+	free(text);
+	return found;
+}
+
+int
+nv_drv_fetches_textures(const char *src)
+{
+	int budget = 64;
+
+	return scan_textures(src, 0, &budget);
+}

@@ -40,4 +40,9 @@ char **nv_drv_deps_only(const char *dir, const char *arch, const char *src, cons
 /* The host compiler for C++ (c 0) or C (c 1), as -ccbin names it, else g++ or gcc; dies when missing. */
 char *nv_drv_host_cc(int c);
 
+/* Does src, or a header it includes by a quoted name beside it, name a
+ * texture or surface fetch (the front end then keeps clang's texture
+ * intrinsics from the start)?  A guess: either answer compiles right. */
+int nv_drv_fetches_textures(const char *src);
+
 #endif

@@ -316,6 +316,44 @@ fix_diags(const struct nv_pch *pch, int err, const char *input)
 	return rc;
 }
 
+/*
+ * Without an entry, the front end goes first without clang's texture and
+ * surface intrinsics (__clang_cuda_texture_intrinsics.h, its guard
+ * defined: a quarter of what parsing the implicit headers costs), which
+ * only a texture or surface fetch that is compiled needs.  Such a compile
+ * fails (the handler undeclared), and so is done again whole, as is any
+ * try that fails: the user sees the whole compile's diagnostics.  One that
+ * succeeds is the same compile, the header's templates never instantiated.
+ * Not when the dependencies are written (the header is one of them).
+ * 1: the try compiled (its diagnostics said); 0: do the compile.
+ */
+#define TEXTURE_GUARD "-D__CLANG_CUDA_TEXTURE_INTRINSICS_H__"
+
+static int
+front_end_lean(const struct nv_job *j, struct nv_drv_chain *c, int err)
+{
+	struct nv_drv_chain t = *c;
+	struct nv_strv av = { 0 };
+	int rc;
+
+	if (j->dev->deps || nv_drv_fetches_textures(j->input))
+		return 0;
+	for (size_t i = 0; c->argv[0][i]; i++) {
+		nv_strv_push(&av, c->argv[0][i]);
+		if (i == 0)
+			nv_strv_push(&av, TEXTURE_GUARD);
+	}
+	t.argv[0] = av.v;
+	t.err_fd = err;
+	t.quiet = 1;
+	rc = nv_drv_run_one(&t);
+	nv_strv_free(&av);
+	if (!rc)
+		return nv_drv_say_once(err, j->input) ? -1 : 1;
+	nv_drv_diags_set(err, "", 0);
+	return 0;
+}
+
 static int
 front_end(const struct nv_job *j, struct nv_strv *paths)
 {
@@ -330,7 +368,8 @@ front_end(const struct nv_job *j, struct nv_strv *paths)
 	fe_chain(d, use ? &pch : NULL, &c);
 	nv_drv_sig_paths(paths);
 	if (!use) {
-		rc = nv_drv_run_saying(&c, err, j->input);
+		rc = front_end_lean(j, &c, err);
+		rc = rc ? (rc > 0 ? 0 : -1) : nv_drv_run_saying(&c, err, j->input);
 		close(err);
 		nv_pch_release(&pch);
 		return rc;
@@ -676,9 +715,28 @@ run_host(const struct nv_job *j)
 		for (char **a = t.argv; *a; a++)
 			free(*a);
 		free(t.argv);
-	} else {
+	} else if (nv_drv_fetches_textures(j->input)) {
 		nv_drv_sig_paths(&paths);
 		rc = nv_drv_run_tool_saying(j, err);
+	} else {
+		struct nv_strv av = { 0 };
+
+		/* first without clang's texture intrinsics, as the device side
+		 * (front_end_lean) */
+		nv_drv_sig_paths(&paths);
+		for (size_t i = 0; j->argv[i]; i++) {
+			nv_strv_push(&av, j->argv[i]);
+			if (i == 0)
+				nv_strv_push(&av, TEXTURE_GUARD);
+		}
+		t.argv = av.v;
+		if (!nv_drv_try_tool(&t, err)) {
+			rc = nv_drv_say_once(err, j->input);
+		} else {
+			nv_drv_diags_set(err, "", 0);
+			rc = nv_drv_run_tool_saying(j, err);
+		}
+		nv_strv_free(&av);
 	}
 	for (size_t i = 0; i < paths.n; i++)
 		unlink(paths.v[i]);
