@@ -127,6 +127,17 @@ figure() {
 	r=$(awk '/entry function ._Z3bigPfPKfi./ { w = 1 } w && /Used/ { print $5; exit }' v.txt)
 	f=$(awk '/Function properties for _Z3bigPfPKfi/ { getline; print $1; exit }' v.txt)
 	[ "$r" = "$regs" ] && [ "$f" = "$frame" ] || fail "by hand $r registers, $f frame; --explain: $line"
+	# a Phase II decision's what-if starts from the explain compile's
+	# Phase I module: its figures are still a whole compile's
+	line=$(grep -E "kernel '_Z4flatP6float4PKS_i': what if remat aims at [0-9]+ register units \(remat: target=[0-9]+\): " <<<"$stderr")
+	[[ "$line" =~ aims\ at\ ([0-9]+)\ register.*\):\ ([0-9]+)\ registers ]] || fail "$line"
+	sed -E "s/^(remat x.cu:[0-9]+ in _Z4flatP6float4PKS_i) target=[0-9]+$/\1 target=${BASH_REMATCH[1]}/" d.txt > r.txt
+	regs=${BASH_REMATCH[2]}
+	! cmp -s d.txt r.txt || fail "no remat line for flat: $(cat d.txt)"
+	nvcc-lite -arch=sm_90 -ptx x.cu -o remat.ptx -decisions r.txt
+	"$(ptxas_bin)" -arch=sm_90 -v remat.ptx -o r.cubin 2> v.txt
+	r=$(awk '/entry function ._Z4flatP6float4PKS_i./ { w = 1 } w && /Used/ { print $5; exit }' v.txt)
+	[ "$r" = "$regs" ] || fail "by hand $r registers; --explain: $line"
 	# wide has what-ifs too; small (at the warp limit) none
 	grep -qF "kernel '_Z4widePfPKfi': what if " <<<"$stderr"
 	! grep -qF "kernel '_Z5smallPi': what if" <<<"$stderr"

@@ -125,6 +125,7 @@ struct nv_job {
 	                      * -save-decisions' when given) */
 	int whatif;          /* NV_ACT_DEVICE: a what-if of --explain, run only when its decisions
 	                      * file was written */
+	size_t explain_job;  /* a what-if: the plan's index of its explain compile */
 	struct nv_explain *explain; /* NV_ACT_TOOL under --explain: the explanation it prepares
 	                      * (argv: the peak's analysis) or reports (argv: ptxas), explain.c */
 	int explain_report;  /* ... the report (else the preparation) */

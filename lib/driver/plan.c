@@ -366,7 +366,8 @@ plan_explain(struct nv_plan *p)
 		nv_plan_add(p, &e);
 		/* the what-ifs: the build's compile, replaying a changed file,
 		 * from the explain compile's front end (a .cu source's: value
-		 * names and line tables change no code) */
+		 * names and line tables change no code), or from its Phase I
+		 * when what changed is Phase II's (run.c) */
 		for (unsigned k = 0; k < NV_EXPLAIN_WHATIFS; k++) {
 			struct nv_job w = p->jobs[i];
 			char *what = xasprintf("whatif%u", k + 1);
@@ -379,6 +380,7 @@ plan_explain(struct nv_plan *p)
 			w.output = x->whatif_ptx[k];
 			w.decisions = x->variant[k];
 			w.whatif = w.temporary = w.quiet = 1;
+			w.explain_job = p->n - 2 - k; /* before the preparation and the what-ifs so far */
 			w.deps_for = NULL;
 			w.inst_lo = w.inst_hi = 0;
 			w.seed = 0;

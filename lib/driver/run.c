@@ -245,13 +245,13 @@ split_parts(const struct nv_device *d, unsigned *nparts)
 static void
 job_paths(const struct nv_job *j, const struct nv_device *d, unsigned nparts, struct nv_strv *paths)
 {
-	/* --explain's compile leaves its front end's module to the what-ifs
-	 * (the run's directory goes whole at the end) */
+	/* --explain's compile leaves its front end's and Phase I's modules
+	 * to the what-ifs (the run's directory goes whole at the end) */
 	if (d->fe_out && !j->explain_ir)
 		nv_strv_push(paths, d->fe_out);
 	if (d->fe_deps)
 		nv_strv_push(paths, d->fe_deps);
-	if (d->p1_out)
+	if (d->p1_out && !j->explain_ir)
 		nv_strv_push(paths, d->p1_out);
 	for (unsigned i = 0; i < nparts; i++) {
 		nv_strv_pushf(paths, "%s/%s.split.%u.bc", d->tmp, d->base, i);
@@ -438,8 +438,10 @@ run_parts(const struct nv_device *d, unsigned n)
 	return rc;
 }
 
+/* The job's chains; phase1: Phase I's module, made by another compile
+ * (NULL: the job's own front end and Phase I make it). */
 static int
-device_chains(const struct nv_job *j)
+device_chains(const struct nv_job *j, const char *phase1)
 {
 	const struct nv_device *d = j->dev;
 	struct nv_drv_chain c;
@@ -449,6 +451,10 @@ device_chains(const struct nv_job *j)
 
 	job_paths(j, d, nparts, &paths);
 	nv_drv_sig_paths(&paths);
+	if (phase1) {
+		rc = nv_io_copy(phase1, d->p1_out);
+		goto phase2;
+	}
 	if (d->fe_trace)
 		nv_strv_push(&paths, d->fe_trace);
 	if (d->fe.n)
@@ -459,6 +465,7 @@ device_chains(const struct nv_job *j)
 		c = d->p1;
 		rc = run_chain(&c);
 	}
+phase2:
 	if (rc || !d->p1_out)
 		goto out;
 	ndefs = count_defs(d->p1_out);
@@ -485,9 +492,10 @@ out:
 	return rc;
 }
 
-/* One input to one output, as nvcc does it for each input it is given. */
+/* One input to one output, as nvcc does it for each input it is given;
+ * phase1: Phase I's module, made by another compile (NULL: none). */
 static int
-compile_device(const struct nv_job *j)
+compile_device(const struct nv_job *j, const char *phase1)
 {
 	size_t first = decision_paths.n;
 	int rc;
@@ -498,7 +506,7 @@ compile_device(const struct nv_job *j)
 	if (nv_drv.verbose)
 		fprintf(stderr, "#$ %s -arch compute_%s\n", nv_pipe_name(nv_drv_pipe()), j->arch + 3);
 	nv_drv_progress_start(j->input);
-	rc = device_chains(j);
+	rc = device_chains(j, phase1);
 	nv_drv_progress_clear();
 	drop_empty_remarks();
 	if (!rc && j->decisions_out) {
@@ -518,11 +526,55 @@ compile_device(const struct nv_job *j)
  * goes to a file beside the what-if's output; one that does not compile
  * is a what-if without figures, not a failed build, and its first line
  * says why. */
+/* Is every line where file b differs from file a a Phase II stage's
+ * (unroll, unroll-D, vectorize, remat)?  Then a compile replaying b has
+ * the Phase I module of the compile that saved a. */
 static int
-run_whatif(const struct nv_job *j)
+phase2_only(const char *a, const char *b)
 {
+	static const char *const late[] = { "unroll ", "unroll-D ", "vectorize ", "remat ", NULL };
+	char *ta, *tb, *pa, *pb;
+	size_t na, nb;
+	int ok = 1, any = 0;
+
+	if (nv_io_slurp(a, &ta, &na))
+		return 0;
+	if (nv_io_slurp(b, &tb, &nb)) {
+		free(ta);
+		return 0;
+	}
+	ta = xrealloc(ta, na + 1);
+	tb = xrealloc(tb, nb + 1);
+	ta[na] = tb[nb] = '\0';
+	/* the what-if's file is the saved one with lines changed in place */
+	for (pa = ta, pb = tb; ok && (*pa || *pb);) {
+		size_t la = strcspn(pa, "\n"), lb = strcspn(pb, "\n"), k = 0;
+
+		if (la != lb || memcmp(pa, pb, la)) {
+			while (late[k] && strncmp(pb, late[k], strlen(late[k])))
+				k++;
+			ok = late[k] != NULL && !strncmp(pa, pb, strcspn(pb, " ") + 1);
+			any = 1;
+		}
+		pa += la + (pa[la] == '\n');
+		pb += lb + (pb[lb] == '\n');
+	}
+	free(ta);
+	free(tb);
+	return ok && any;
+}
+
+static int
+run_whatif(const struct nv_plan *p, const struct nv_job *j)
+{
+	const struct nv_job *ex = &p->jobs[j->explain_job];
 	char *log = xasprintf("%s.err", j->output);
+	const char *phase1 = NULL;
 	int saved, fd, rc;
+
+	if (ex->explain_ir && ex->dev && ex->dev->p1_out && j->dev->p1_out && !access(ex->dev->p1_out, R_OK) &&
+	    phase2_only(ex->decisions_out, j->decisions))
+		phase1 = ex->dev->p1_out;
 
 	fflush(stderr);
 	saved = dup(2);
@@ -531,7 +583,7 @@ run_whatif(const struct nv_job *j)
 		dup2(fd, 2);
 	if (fd >= 0)
 		close(fd);
-	rc = compile_device(j);
+	rc = compile_device(j, phase1);
 	fflush(stderr);
 	if (saved >= 0) {
 		dup2(saved, 2);
@@ -554,12 +606,12 @@ run_whatif(const struct nv_job *j)
 }
 
 static int
-run_device(const struct nv_job *j)
+run_device(const struct nv_plan *p, const struct nv_job *j)
 {
 	if (!j->whatif)
-		return compile_device(j);
+		return compile_device(j, NULL);
 	/* one for which --explain's preparation found nothing to change */
-	return access(j->decisions, F_OK) ? 0 : run_whatif(j);
+	return access(j->decisions, F_OK) ? 0 : run_whatif(p, j);
 }
 
 /* --explain's what-ifs, jobs [from, to): at once, each beyond the first in
@@ -582,7 +634,7 @@ run_whatifs(const struct nv_plan *p, size_t from, size_t to)
 		token[k] = nv_drv_js.active;
 		pid[k] = fork();
 		if (pid[k] == 0)
-			_exit(run_device(&p->jobs[from + k]) ? 1 : 0);
+			_exit(run_device(p, &p->jobs[from + k]) ? 1 : 0);
 		if (pid[k] < 0) {
 			pid[k] = 0;
 			if (token[k])
@@ -590,7 +642,7 @@ run_whatifs(const struct nv_plan *p, size_t from, size_t to)
 			token[k] = 0;
 		}
 	}
-	run_device(&p->jobs[from]);
+	run_device(p, &p->jobs[from]);
 	for (size_t k = 1; k < n; k++) {
 		int status;
 
@@ -598,7 +650,7 @@ run_whatifs(const struct nv_plan *p, size_t from, size_t to)
 			while (waitpid(pid[k], &status, 0) < 0 && errno == EINTR)
 				;
 		else
-			run_device(&p->jobs[from + k]);
+			run_device(p, &p->jobs[from + k]);
 		if (k < NV_EXPLAIN_WHATIFS && token[k])
 			nv_js_release(&nv_drv_js);
 	}
@@ -873,7 +925,7 @@ nv_drv_run(struct nv_plan *p)
 			continue;
 		}
 		if (!rc)
-			rc = j->act == NV_ACT_DEVICE ? run_device(j)
+			rc = j->act == NV_ACT_DEVICE ? run_device(p, j)
 			     : j->act == NV_ACT_HOST ? run_host(j)
 			     : j->usage              ? nv_drv_run_usage(j)
 			     : j->explain            ? nv_drv_run_explain(j)
