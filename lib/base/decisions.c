@@ -60,14 +60,14 @@ static char *
 target_of(const char *name)
 {
 	const char *p = name;
+	size_t digits;
 
 	if (!strncmp(p, "compute_", 8))
 		p += 8;
 	else if (!strncmp(p, "sm_", 3))
 		p += 3;
-	if (*p < '1' || *p > '9' || strspn(p, "0123456789") < 2 || strspn(p, "0123456789") > 3 ||
-	    (p[strspn(p, "0123456789")] && strcmp(p + strspn(p, "0123456789"), "a") &&
-	     strcmp(p + strspn(p, "0123456789"), "f")))
+	digits = strspn(p, "0123456789");
+	if (*p == '0' || digits < 2 || digits > 3 || (p[digits] && strcmp(p + digits, "a") && strcmp(p + digits, "f")))
 		return NULL;
 	return xstrdup(p);
 }
@@ -249,8 +249,8 @@ nv_decisions_finish(LLVMModuleRef m, const char *stage)
 	int rc = 0;
 
 	for (size_t i = 0; i < dc.nlines; i++)
-		if (!dc.lines[i].taken && applies(&dc.lines[i]) && !strncmp(dc.lines[i].key, stage, sl) && dc.lines[i].key[sl] == ' ' &&
-		    defines(m, dc.lines[i].key))
+		if (!dc.lines[i].taken && applies(&dc.lines[i]) && !strncmp(dc.lines[i].key, stage, sl) &&
+		    dc.lines[i].key[sl] == ' ' && defines(m, dc.lines[i].key))
 			nv_warn("%s:%u: decision '%s %s' matched nothing", dc.replay, dc.lines[i].lineno,
 			        dc.lines[i].key, dc.lines[i].choice);
 	if (dc.save)

@@ -458,25 +458,23 @@ nv_drv_host_cc(int c)
 
 /* ---- texture fetches: which compiles need clang's texture intrinsics ---- */
 
-/* The text of path, quietly (NULL: none, or over 4 MiB). */
+/* The text of the regular file path, quietly (NULL: none, or over 4 MiB). */
 static char *
 read_quiet(const char *path)
 {
 	FILE *f = fopen(path, "rb");
-	char *text;
+	struct stat st;
+	char *text = NULL;
 	size_t n;
 
 	if (!f)
 		return NULL;
-	text = xmalloc((4u << 20) + 1);
-	n = fread(text, 1, 4u << 20, f);
-	if (!feof(f) || ferror(f)) {
-		fclose(f);
-		free(text);
-		return NULL;
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size <= (4 << 20)) {
+		text = xmalloc((size_t)st.st_size + 1);
+		n = fread(text, 1, (size_t)st.st_size, f);
+		text[n] = '\0';
 	}
 	fclose(f);
-	text[n] = '\0';
 	return text;
 }
 
