@@ -356,6 +356,12 @@ EOF2
 	[ "$(grep -c 'clang-22 .*-x cuda --cuda-device-only' <<<"$stderr")" -eq 1 ] || fail "$stderr"
 	! grep -qF -- -D__CLANG_CUDA_TEXTURE_INTRINSICS_H__ <<<"$stderr" || fail "$stderr"
 	grep -q 'tex\.2d' tex.ptx
+	# ... or in a header it includes by a quoted name beside it
+	printf '#include "fetch.h"\n__global__ void k(float *o, unsigned long long t) { o[0] = fetch(t); }\n' > lib/quoted.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx lib/quoted.cu -o quoted.ptx -no-cache -v
+	assert_success
+	[ "$(grep -c 'clang-22 .*-x cuda --cuda-device-only' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	! grep -qF -- -D__CLANG_CUDA_TEXTURE_INTRINSICS_H__ <<<"$stderr" || fail "$stderr"
 	# a fetch it does not: the try fails, the whole compile says nothing of it
 	run --separate-stderr nvcc-lite -arch=sm_90 -ptx hidden.cu -I lib -o hidden.ptx -no-cache -v
 	assert_success

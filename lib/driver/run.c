@@ -324,34 +324,49 @@ fix_diags(const struct nv_pch *pch, int err, const char *input)
  * fails (the handler undeclared), and so is done again whole, as is any
  * try that fails: the user sees the whole compile's diagnostics.  One that
  * succeeds is the same compile, the header's templates never instantiated.
- * Not when the dependencies are written (the header is one of them).
- * 1: the try compiled (its diagnostics said); 0: do the compile.
+ * Not when the source names a fetch (nv_drv_fetches_textures), nor when
+ * the dependencies are written (the header is one of them).
  */
-#define TEXTURE_GUARD "-D__CLANG_CUDA_TEXTURE_INTRINSICS_H__"
-
 static int
-front_end_lean(const struct nv_job *j, struct nv_drv_chain *c, int err)
+lean_wanted(const struct nv_job *j, int deps)
+{
+	return !deps && !nv_drv_fetches_textures(j->input);
+}
+
+/* The front end's command argv, the texture intrinsics left out, in av. */
+static void
+lean_argv(char **argv, struct nv_strv *av)
+{
+	for (size_t i = 0; argv[i]; i++) {
+		nv_strv_push(av, argv[i]);
+		if (i == 0)
+			nv_strv_push(av, "-D__CLANG_CUDA_TEXTURE_INTRINSICS_H__");
+	}
+}
+
+/* The device side's lean try of chain c: 1 when it stands (*rc its
+ * result, its diagnostics said), 0 when the whole compile is to run. */
+static int
+front_end_lean(const struct nv_job *j, const struct nv_drv_chain *c, int err, int *rc)
 {
 	struct nv_drv_chain t = *c;
 	struct nv_strv av = { 0 };
-	int rc;
+	int failed;
 
-	if (j->dev->deps || nv_drv_fetches_textures(j->input))
+	if (!lean_wanted(j, j->dev->deps))
 		return 0;
-	for (size_t i = 0; c->argv[0][i]; i++) {
-		nv_strv_push(&av, c->argv[0][i]);
-		if (i == 0)
-			nv_strv_push(&av, TEXTURE_GUARD);
-	}
+	lean_argv(c->argv[0], &av);
 	t.argv[0] = av.v;
 	t.err_fd = err;
 	t.quiet = 1;
-	rc = nv_drv_run_one(&t);
+	failed = nv_drv_run_one(&t);
 	nv_strv_free(&av);
-	if (!rc)
-		return nv_drv_say_once(err, j->input) ? -1 : 1;
-	nv_drv_diags_set(err, "", 0);
-	return 0;
+	if (failed) {
+		nv_drv_diags_set(err, "", 0);
+		return 0;
+	}
+	*rc = nv_drv_say_once(err, j->input) ? -1 : 0;
+	return 1;
 }
 
 static int
@@ -368,8 +383,8 @@ front_end(const struct nv_job *j, struct nv_strv *paths)
 	fe_chain(d, use ? &pch : NULL, &c);
 	nv_drv_sig_paths(paths);
 	if (!use) {
-		rc = front_end_lean(j, &c, err);
-		rc = rc ? (rc > 0 ? 0 : -1) : nv_drv_run_saying(&c, err, j->input);
+		if (!front_end_lean(j, &c, err, &rc))
+			rc = nv_drv_run_saying(&c, err, j->input);
 		close(err);
 		nv_pch_release(&pch);
 		return rc;
@@ -520,12 +535,6 @@ compile_device(const struct nv_job *j, const char *phase1)
 	return rc;
 }
 
-/* A what-if: the build's compile with one decision changed.  What its
- * stages say is about the copy, not the user's build (a loop left rolled
- * takes its remainder's decision lines with it: "matched nothing"), so it
- * goes to a file beside the what-if's output; one that does not compile
- * is a what-if without figures, not a failed build, and its first line
- * says why. */
 /* Is every line where file b differs from file a a Phase II stage's
  * (unroll, unroll-D, vectorize, remat)?  Then a compile replaying b has
  * the Phase I module of the compile that saved a. */
@@ -564,6 +573,13 @@ phase2_only(const char *a, const char *b)
 	return ok && any;
 }
 
+/* A what-if: the build's compile with one decision changed, from the
+ * explain compile's Phase I module when what changed is Phase II's.  What
+ * its stages say is about the copy, not the user's build (a loop left
+ * rolled takes its remainder's decision lines with it: "matched nothing"),
+ * so it goes to a file beside the what-if's output; one that does not
+ * compile is a what-if without figures, not a failed build, and its first
+ * line says why. */
 static int
 run_whatif(const struct nv_plan *p, const struct nv_job *j)
 {
@@ -575,7 +591,6 @@ run_whatif(const struct nv_plan *p, const struct nv_job *j)
 	if (ex->explain_ir && ex->dev && ex->dev->p1_out && j->dev->p1_out && !access(ex->dev->p1_out, R_OK) &&
 	    phase2_only(ex->decisions_out, j->decisions))
 		phase1 = ex->dev->p1_out;
-
 	fflush(stderr);
 	saved = dup(2);
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -767,22 +782,15 @@ run_host(const struct nv_job *j)
 		for (char **a = t.argv; *a; a++)
 			free(*a);
 		free(t.argv);
-	} else if (nv_drv_fetches_textures(j->input)) {
-		nv_drv_sig_paths(&paths);
-		rc = nv_drv_run_tool_saying(j, err);
 	} else {
 		struct nv_strv av = { 0 };
 
 		/* first without clang's texture intrinsics, as the device side
 		 * (front_end_lean) */
 		nv_drv_sig_paths(&paths);
-		for (size_t i = 0; j->argv[i]; i++) {
-			nv_strv_push(&av, j->argv[i]);
-			if (i == 0)
-				nv_strv_push(&av, TEXTURE_GUARD);
-		}
+		lean_argv(j->argv, &av);
 		t.argv = av.v;
-		if (!nv_drv_try_tool(&t, err)) {
+		if (lean_wanted(j, 0) && !nv_drv_try_tool(&t, err)) {
 			rc = nv_drv_say_once(err, j->input);
 		} else {
 			nv_drv_diags_set(err, "", 0);
