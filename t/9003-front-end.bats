@@ -370,8 +370,25 @@ EOF2
 	grep -q 'tex\.1d' hidden.ptx
 	nvcc-lite -arch=sm_90 -ptx hidden.cu -I lib -o hidden-whole.ptx -no-cache -MD -MF hidden.d
 	cmp hidden.ptx hidden-whole.ptx
-	# the host pass of an object too; the objects are those of compiles
-	# through an entry (the whole headers, precompiled)
+	# an error of the source's own: said once, as the whole compile says it
+	printf '__global__ void k(int *p) { p[0] = undeclared_x; }\n' > bad.cu
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx bad.cu -o bad.ptx -no-cache
+	assert_failure
+	[ "$(grep -c "error: use of undeclared identifier 'undeclared_x'" <<<"$stderr")" -eq 1 ] || fail "$stderr"
+	whole=$stderr
+	run --separate-stderr nvcc-lite -arch=sm_90 -ptx bad.cu -o bad.ptx -no-cache -MD -MF bad.d
+	assert_equal "$stderr" "$whole"
+}
+
+# bats test_tags=slow
+@test "the host pass of -c goes first without clang's texture intrinsics too, and its objects are those of compiles through an entry" {
+	need_cuda
+	printf '__global__ void k(int *p) { int unused_v; p[0] = 1; }\n' > plain.cu
+	printf '__global__ void k(float *o, cudaTextureObject_t t) { o[0] = tex2D<float>(t, 0.5f, 0.5f) + tex1Dfetch<float>(t, 3); }\n' > tex.cu
+	mkdir lib
+	printf 'static __device__ float fetch(cudaTextureObject_t t) { return tex1Dfetch<float>(t, 3); }\n' > lib/fetch.h
+	printf '#include <fetch.h>\n__global__ void k(float *o, unsigned long long t) { o[0] = fetch(t); }\n' > hidden.cu
+	# no fetch, a fetch named, a fetch hidden: one host pass, one, two
 	for f in plain tex hidden; do
 		run --separate-stderr nvcc-lite -arch=sm_90 -c $f.cu -I lib -o $f-lean.o -no-cache -v
 		assert_success
@@ -383,12 +400,4 @@ EOF2
 		grep 'clang-22 .*--cuda-host-only' <<<"$stderr" | grep -q -- '-include-pch' || fail "$stderr"
 		cmp $f-lean.o $f-entry.o
 	done
-	# an error of the source's own: said once, as the whole compile says it
-	printf '__global__ void k(int *p) { p[0] = undeclared_x; }\n' > bad.cu
-	run --separate-stderr nvcc-lite -arch=sm_90 -ptx bad.cu -o bad.ptx -no-cache
-	assert_failure
-	[ "$(grep -c "error: use of undeclared identifier 'undeclared_x'" <<<"$stderr")" -eq 1 ] || fail "$stderr"
-	whole=$stderr
-	run --separate-stderr nvcc-lite -arch=sm_90 -ptx bad.cu -o bad.ptx -no-cache -MD -MF bad.d
-	assert_equal "$stderr" "$whole"
 }
